@@ -1,0 +1,1 @@
+"""mixseek.agents.leader"""

@@ -1,0 +1,143 @@
+"""`mixseek config init|show|validate`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, stderr
+from mixseek.cli.options import WorkspaceOption
+from mixseek.config.bundle import ExecutionConfig, collect_execution_config, load_execution_config
+from mixseek.config.loader import Loaded
+from mixseek.config.scaffold import CONFIG_KINDS, DEFAULT_SAMPLE_MODEL, write_config_kind
+from mixseek.config.workspace import resolve_workspace
+from mixseek.errors import MixseekError
+from mixseek.llm import required_env_var
+from mixseek.prompt_builder.settings import load_prompt_builder_settings
+
+config_app = typer.Typer(no_args_is_help=True, help="Create, inspect and check config files.")
+
+OrchestratorOption = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="orchestrator.toml (default: WORKSPACE/configs/orchestrator.toml)."),
+]
+SECRET_WORDS = ("key", "token", "secret", "password")
+
+
+@config_app.command("init")
+@cli_errors
+def config_init(
+    workspace: WorkspaceOption = None,
+    kind: Annotated[
+        str, typer.Option("--kind", "-k", help=f"Which file: {', '.join(CONFIG_KINDS)}.")
+    ] = "prompt_builder",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead.")] = None,
+    model: Annotated[str, typer.Option("--model", "-m", help="Model written into the file.")] = DEFAULT_SAMPLE_MODEL,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a sample config file (prompt_builder.toml by default)."""
+    root = resolve_workspace(workspace, must_exist=False).root if output is None else Path.cwd()
+    target = write_config_kind(root, kind, model, output=output, force=force)
+    Console(highlight=False).print(f"wrote {target}")
+
+
+def mask(value: str) -> str:
+    """Enough of a secret to recognise it, not to use it."""
+    return "****" + value[-4:] if len(value) > 8 else "****"
+
+
+def _display(name: str, value: Any) -> str:
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    if isinstance(value, list):
+        value = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str) and any(w in name.lower() for w in SECRET_WORDS):
+        return mask(value)
+    if "\n" in text.strip():
+        lines = text.strip().splitlines()
+        return f"{lines[0]} … ({len(lines)} lines)"
+    return text
+
+
+def _rows(loaded: Loaded[Any]) -> list[dict[str, str]]:
+    data = loaded.value
+    return [
+        {"key": name, "value": _display(name, getattr(data, name)), "source": loaded.sources.get(name, "")}
+        for name in type(data).model_fields
+    ]
+
+
+def _credential_rows(config: ExecutionConfig) -> list[dict[str, str]]:
+    rows: dict[str, dict[str, str]] = {}
+    for model, role in config.model_roles():
+        var = required_env_var(model)
+        if var is None or var in rows:
+            continue
+        value = os.environ.get(var, "")
+        rows[var] = {"key": var, "value": mask(value) if value else "(not set)", "source": f"needed by {role}"}
+    return list(rows.values())
+
+
+@config_app.command("show")
+@cli_errors
+def config_show(
+    workspace: WorkspaceOption = None,
+    config: OrchestratorOption = None,
+    output_format: Annotated[str, typer.Option("--output-format", help="text or json.")] = "text",
+) -> None:
+    """Print the effective settings and where each value came from (secrets masked)."""
+    if output_format not in ("text", "json"):
+        raise MixseekError(f"--output-format: must be 'text' or 'json' (got '{output_format}')")
+    ws = resolve_workspace(workspace)
+    loaded = load_execution_config(ws, config)
+    sections: dict[str, list[dict[str, str]]] = {
+        "orchestrator": _rows(loaded.orchestrator),
+        "evaluator": _rows(loaded.evaluator),
+        "judgment": _rows(loaded.judgment),
+        "prompt_builder": _rows(load_prompt_builder_settings(ws.root)),
+    }
+    for entry in loaded.teams:
+        sections[f"team {entry.config.team_id}"] = [
+            {"key": name, "value": _display(name, getattr(entry.config, name)), "source": str(entry.path)}
+            for name in type(entry.config).model_fields
+        ]
+    sections["credentials"] = _credential_rows(loaded)
+    if output_format == "json":
+        typer.echo(json.dumps({"workspace": str(ws.root), "sections": sections}, ensure_ascii=False, indent=2))
+        return
+    out = Console(highlight=False, soft_wrap=False)
+    out.print(f"workspace: {escape(str(ws.root))}")
+    for title, rows in sections.items():
+        table = Table(title=title, title_justify="left", show_lines=False)
+        for column in ("key", "value", "source"):
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(escape(row["key"]), escape(row["value"]), escape(row["source"]))
+        out.print(table)
+
+
+@config_app.command("validate")
+@cli_errors
+def config_validate(workspace: WorkspaceOption = None, config: OrchestratorOption = None) -> None:
+    """Check every config file of the workspace and report every problem found."""
+    ws = resolve_workspace(workspace)
+    loaded, problems = collect_execution_config(ws, config)
+    for problem in problems.errors:
+        stderr.print(f"error: {escape(str(problem))}")
+    if loaded is None:
+        stderr.print(f"{len(problems.errors)} problem(s) found")
+        raise typer.Exit(EXIT_FAILURE)
+    missing = [row for row in _credential_rows(loaded) if row["value"] == "(not set)"]
+    for row in missing:
+        stderr.print(f"warning: {row['key']} is not set ({row['source']}); 'mixseek exec' will need it")
+    team_ids = ", ".join(e.config.team_id for e in loaded.teams)
+    Console(highlight=False).print(f"OK: {ws.root} — {len(loaded.teams)} team(s): {team_ids}")

@@ -1,0 +1,30 @@
+"""`mixseek init`: a complete, runnable sample workspace."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from mixseek.cli.errors import cli_errors
+from mixseek.cli.options import WorkspaceOption
+from mixseek.config.scaffold import DEFAULT_SAMPLE_MODEL, write_workspace
+from mixseek.config.workspace import resolve_workspace
+
+
+@cli_errors
+def init_command(
+    workspace: WorkspaceOption = None,
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="Model for every role (leader, members, evaluator, judgment).")
+    ] = DEFAULT_SAMPLE_MODEL,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing config files.")] = False,
+) -> None:
+    """Create a workspace with two sample teams, an evaluator, a judgment model and prompt templates."""
+    ws = resolve_workspace(workspace, must_exist=False)
+    written = write_workspace(ws.root, model, force=force)
+    out = Console(highlight=False)
+    out.print(f"Initialized workspace {ws.root} (model: {model})")
+    for path in written:
+        out.print(f"  wrote {path.relative_to(ws.root)}")

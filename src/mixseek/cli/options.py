@@ -1,0 +1,13 @@
+"""Options shared by several commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+WorkspaceOption = Annotated[
+    Path | None,
+    typer.Option("--workspace", "-w", help="Workspace directory (default: $MIXSEEK_WORKSPACE).", show_default=False),
+]

@@ -1,0 +1,146 @@
+"""Everything one execution needs, loaded from a workspace and checked together."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from jinja2 import TemplateError
+
+from mixseek.agents.leader.config import TeamConfig
+from mixseek.config.evaluator import EvaluatorSettings
+from mixseek.config.judgment import JudgmentSettings
+from mixseek.config.loader import Loaded, load_section, read_toml
+from mixseek.config.orchestrator import OrchestratorSettings
+from mixseek.config.teams import load_team_file
+from mixseek.config.workspace import Workspace
+from mixseek.errors import ConfigError, MixseekError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TeamEntry:
+    """A loaded team and the file it came from."""
+
+    path: Path
+    config: TeamConfig
+
+
+@dataclass
+class ExecutionConfig:
+    """The orchestrator, its teams, the evaluator and the judgment settings."""
+
+    workspace: Workspace
+    orchestrator: Loaded[OrchestratorSettings]
+    teams: list[TeamEntry]
+    evaluator: Loaded[EvaluatorSettings]
+    judgment: Loaded[JudgmentSettings]
+
+    def model_roles(self) -> Iterator[tuple[str, str]]:
+        """(model, role) for every model call site, for credential checks."""
+        for entry in self.teams:
+            team = entry.config
+            yield team.leader.model, f"leader of team '{team.team_id}'"
+            for member in team.members:
+                yield member.model, f"member '{member.agent_name}' of team '{team.team_id}'"
+        evaluator = self.evaluator.value
+        for metric in evaluator.metrics:
+            if metric.class_path is None or metric.model is not None:
+                yield metric.model or evaluator.model, f"evaluator metric '{metric.name}'"
+        yield self.judgment.value.model, "judgment"
+
+
+@dataclass
+class Problems:
+    """Problems found while checking a workspace, in the order found."""
+
+    errors: list[MixseekError] = field(default_factory=list)
+
+    def attempt(self, fn: Callable[[], T]) -> T | None:
+        try:
+            return fn()
+        except ConfigError as exc:
+            self.errors.extend(exc.all_problems())
+        except (MixseekError, TemplateError) as exc:
+            self.errors.append(exc if isinstance(exc, MixseekError) else MixseekError(str(exc)))
+        return None
+
+
+def _relative(base: Path, ref: str) -> Path:
+    return (base.parent / ref).resolve()
+
+
+def _check_unique_team_ids(teams: list[TeamEntry]) -> None:
+    seen: dict[str, Path] = {}
+    for entry in teams:
+        team_id = entry.config.team_id
+        if team_id in seen:
+            raise ConfigError(entry.path, "team.team_id", f"'{team_id}' is also the team_id of {seen[team_id]}")
+        seen[team_id] = entry.path
+
+
+def collect_execution_config(
+    workspace: Workspace, orchestrator_file: Path | None = None
+) -> tuple[ExecutionConfig | None, Problems]:
+    """Load every config file, gathering all problems instead of stopping at the first."""
+    problems = Problems()
+    orch_path = (orchestrator_file or workspace.orchestrator_file).resolve()
+    orchestrator = problems.attempt(lambda: load_section(OrchestratorSettings, orch_path, "orchestrator"))
+    teams: list[TeamEntry] = []
+    eval_path = workspace.evaluator_file
+    judgment_path = workspace.judgment_file
+    if orchestrator is not None:
+        settings = orchestrator.value
+        team_refs = [t.config for t in settings.teams]
+        eval_path = _relative(orch_path, settings.evaluator_config)
+        judgment_path = _relative(orch_path, settings.judgment_config)
+    else:
+        team_refs = _raw_team_refs(orch_path)
+    for i, ref in enumerate(team_refs):
+        team_path = _relative(orch_path, ref)
+        if not team_path.exists():
+            problems.errors.append(
+                ConfigError(orch_path, f"orchestrator.teams[{i}].config", f"team file not found: {team_path}")
+            )
+            continue
+        team = problems.attempt(lambda p=team_path: load_team_file(p))  # type: ignore[misc]
+        if team is not None:
+            teams.append(TeamEntry(team_path, team))
+    problems.attempt(lambda: _check_unique_team_ids(teams))
+    evaluator = problems.attempt(lambda: load_section(EvaluatorSettings, eval_path, "evaluator", required=False))
+    judgment = problems.attempt(lambda: load_section(JudgmentSettings, judgment_path, "judgment", required=False))
+    problems.attempt(lambda: _check_prompt_templates(workspace))
+    if problems.errors or orchestrator is None or evaluator is None or judgment is None:
+        return None, problems
+    return ExecutionConfig(workspace, orchestrator, teams, evaluator, judgment), problems
+
+
+def _raw_team_refs(orch_path: Path) -> list[str]:
+    """Team paths of an orchestrator file that failed validation, so their files still get checked."""
+    try:
+        teams = read_toml(orch_path).get("orchestrator", {}).get("teams", [])
+    except (ConfigError, AttributeError):
+        return []
+    if not isinstance(teams, list):
+        return []
+    return [t["config"] for t in teams if isinstance(t, dict) and isinstance(t.get("config"), str)]
+
+
+def _check_prompt_templates(workspace: Workspace) -> None:
+    from mixseek.prompt_builder.builder import UserPromptBuilder
+
+    UserPromptBuilder(workspace.root)
+
+
+def load_execution_config(workspace: Workspace, orchestrator_file: Path | None = None) -> ExecutionConfig:
+    """All configs of an execution, or the first problem as a ConfigError."""
+    config, problems = collect_execution_config(workspace, orchestrator_file)
+    if config is None:
+        first = problems.errors[0]
+        if isinstance(first, ConfigError):
+            first.others = [e for e in problems.errors[1:] if isinstance(e, ConfigError)]
+        raise first
+    return config

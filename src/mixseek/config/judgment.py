@@ -1,0 +1,29 @@
+"""Settings of `configs/judgment.toml`: the model that decides whether a team goes on."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+from pydantic_settings import SettingsConfigDict
+
+from mixseek.config.loader import MixseekSettings
+
+
+class JudgmentSettings(MixseekSettings):
+    """Whether another round is worth it, asked once per team per round."""
+
+    model_config = SettingsConfigDict(env_prefix="MIXSEEK_JUDGMENT__")
+
+    model: str = "openai:gpt-4o"
+    temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    timeout_seconds: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0)
+    system_instruction: str | None = None
+    judge_on_final_round: bool = False
+
+    @field_validator("system_instruction")
+    @classmethod
+    def validate_instruction(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("system_instruction cannot be empty")
+        return v

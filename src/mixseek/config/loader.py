@@ -1,0 +1,180 @@
+"""Reading TOML config files into settings models, with env overrides and provenance.
+
+Precedence is env > TOML > default. Every failure becomes a `ConfigError`
+naming the file (or environment variable), the dotted key and the reason, so
+the CLI can print one line instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from mixseek.errors import ConfigError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+DEFAULT_SOURCE = "default"
+
+
+class MixseekSettings(BaseSettings):
+    """Base for settings read from a TOML section and overridable from the environment.
+
+    TOML values arrive as init arguments; the environment is consulted first so
+    that it wins over the file.
+    """
+
+    model_config = SettingsConfigDict(extra="forbid", validate_default=True)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (env_settings, init_settings)
+
+
+@dataclass
+class Loaded(Generic[ModelT]):
+    """A validated settings object and where each of its top-level values came from."""
+
+    value: ModelT
+    file: Path | None
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def read_toml(path: Path, *, required: bool = True) -> dict[str, Any]:
+    """Parse one TOML file; a missing optional file reads as empty."""
+    if not path.exists():
+        if required:
+            raise ConfigError(path, None, "file not found")
+        return {}
+    if not path.is_file():
+        raise ConfigError(path, None, "not a regular file")
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, None, f"TOML syntax error: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+
+
+def take_section(data: Mapping[str, Any], section: str, *, path: Path | str) -> dict[str, Any]:
+    """The `[section]` table of a parsed file; any other top-level key is an error."""
+    unknown = [k for k in data if k != section]
+    if unknown:
+        raise ConfigError(path, unknown[0], f"unknown top-level key (expected only [{section}])")
+    table = data.get(section, {})
+    if not isinstance(table, dict):
+        raise ConfigError(path, section, "must be a table")
+    return dict(table)
+
+
+def env_values(model: type[BaseModel]) -> dict[str, Any]:
+    """The values that the environment supplies for a settings model."""
+    if not issubclass(model, BaseSettings):
+        return {}
+    return dict(EnvSettingsSource(model)())
+
+
+def env_var_name(model: type[BaseModel], field_name: str) -> str:
+    prefix = str(model.model_config.get("env_prefix", ""))
+    return f"{prefix}{field_name}".upper()
+
+
+def format_loc(section: str | None, loc: tuple[int | str, ...]) -> str:
+    """`team.members[1].model` style dotted key for an error location."""
+    out = section or ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out = f"{out}.{part}" if out else str(part)
+    return out or "(root)"
+
+
+def _reason(error: Mapping[str, Any]) -> str:
+    msg = str(error["msg"])
+    if error["type"] == "extra_forbidden":
+        return "unknown key"
+    if error["type"] == "missing":
+        return "required key is missing"
+    # pydantic prefixes messages of custom validators with "Value error, "
+    return msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+
+
+def errors_from_validation(
+    exc: ValidationError,
+    *,
+    model: type[BaseModel],
+    path: Path | str,
+    section: str | None,
+    from_env: Mapping[str, Any] | None = None,
+) -> ConfigError:
+    """Turn a pydantic ValidationError into one ConfigError that carries all problems."""
+    problems: list[ConfigError] = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        top = loc[0] if loc else None
+        if from_env and isinstance(top, str) and top in from_env:
+            problems.append(ConfigError(f"env {env_var_name(model, top)}", None, _reason(error)))
+        else:
+            problems.append(ConfigError(path, format_loc(section, loc), _reason(error)))
+    first = problems[0]
+    first.others = problems[1:]
+    return first
+
+
+def validate_data(
+    model: type[ModelT],
+    data: Mapping[str, Any],
+    *,
+    path: Path | str,
+    section: str | None,
+    context: Mapping[str, Any] | None = None,
+) -> Loaded[ModelT]:
+    """Validate already-read TOML data; the environment overrides it for settings models."""
+    from_env = env_values(model)
+    try:
+        value = model.model_validate(dict(data), context=dict(context or {}))
+    except ValidationError as exc:
+        raise errors_from_validation(exc, model=model, path=path, section=section, from_env=from_env) from None
+    sources: dict[str, str] = {}
+    for name in type(value).model_fields:
+        if name in from_env:
+            sources[name] = f"env {env_var_name(model, name)}"
+        elif name in data:
+            sources[name] = str(path)
+        else:
+            sources[name] = DEFAULT_SOURCE
+    file = Path(path) if not str(path).startswith("env ") else None
+    return Loaded(value=value, file=file, sources=sources)
+
+
+def load_section(
+    model: type[ModelT],
+    path: Path,
+    section: str,
+    *,
+    required: bool = True,
+    context: Mapping[str, Any] | None = None,
+) -> Loaded[ModelT]:
+    """Read `[section]` of a TOML file into `model` (env > file > default)."""
+    data = take_section(read_toml(path, required=required), section, path=path)
+    return validate_data(model, data, path=path, section=section, context=context)

@@ -1,0 +1,52 @@
+"""Settings of `configs/orchestrator.toml`: rounds, concurrency, timeouts, budgets, teams."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_settings import SettingsConfigDict
+
+from mixseek.config.loader import MixseekSettings
+
+
+class TeamReference(BaseModel):
+    """One `[[orchestrator.teams]]` entry: a team file relative to orchestrator.toml."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: str = Field(min_length=1)
+
+
+class OrchestratorSettings(MixseekSettings):
+    """How an execution runs its teams over rounds."""
+
+    model_config = SettingsConfigDict(env_prefix="MIXSEEK_ORCHESTRATOR__")
+
+    max_rounds: int = Field(default=3, ge=1, le=100)
+    min_rounds: int = Field(default=1, ge=1)
+    max_concurrent_teams: int = Field(default=4, ge=1, le=256)
+    timeout_per_team_seconds: float | None = Field(default=600.0, gt=0)
+    execution_timeout_seconds: float | None = Field(default=None, gt=0)
+    max_total_tokens: int | None = Field(default=None, gt=0)
+    max_requests: int | None = Field(default=None, gt=0)
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    evaluator_config: str = "evaluator.toml"
+    judgment_config: str = "judgment.toml"
+    prompt_builder_config: str = "prompt_builder.toml"
+    teams: list[TeamReference] = Field(default_factory=list)
+
+    @field_validator("teams")
+    @classmethod
+    def validate_teams(cls, v: list[TeamReference]) -> list[TeamReference]:
+        if not v:
+            raise ValueError("at least one [[orchestrator.teams]] entry with config = \"path\" is required")
+        paths = [t.config for t in v]
+        duplicates = sorted({p for p in paths if paths.count(p) > 1})
+        if duplicates:
+            raise ValueError(f"team config listed more than once: {duplicates}")
+        return v
+
+    @model_validator(mode="after")
+    def validate_round_bounds(self) -> OrchestratorSettings:
+        if self.min_rounds > self.max_rounds:
+            raise ValueError(f"min_rounds ({self.min_rounds}) must be <= max_rounds ({self.max_rounds})")
+        return self

@@ -1,0 +1,75 @@
+"""Writing sample config files: a whole workspace (`mixseek init`) or one kind (`mixseek config init`)."""
+
+from __future__ import annotations
+
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+from mixseek.config.workspace import Workspace
+from mixseek.errors import MixseekError
+
+DEFAULT_SAMPLE_MODEL = "openai:gpt-4o-mini"
+
+# sample resource -> path inside the workspace
+WORKSPACE_FILES: dict[str, str] = {
+    "orchestrator.toml": "configs/orchestrator.toml",
+    "evaluator.toml": "configs/evaluator.toml",
+    "judgment.toml": "configs/judgment.toml",
+    "prompt_builder.toml": "configs/prompt_builder.toml",
+    "agents/team-analysts.toml": "configs/agents/team-analysts.toml",
+    "agents/team-writers.toml": "configs/agents/team-writers.toml",
+    "agents/members/writer.toml": "configs/agents/members/writer.toml",
+}
+
+# `mixseek config init --kind K` -> (sample resource, default path inside the workspace)
+CONFIG_KINDS: dict[str, tuple[str, str]] = {
+    "prompt_builder": ("prompt_builder.toml", "configs/prompt_builder.toml"),
+    "orchestrator": ("orchestrator.toml", "configs/orchestrator.toml"),
+    "evaluator": ("evaluator.toml", "configs/evaluator.toml"),
+    "judgment": ("judgment.toml", "configs/judgment.toml"),
+    "team": ("agents/team-analysts.toml", "configs/agents/team-analysts.toml"),
+    "member": ("member.toml", "configs/agents/members/assistant.toml"),
+}
+
+
+def render_sample(resource: str, model: str) -> str:
+    """A packaged sample with its model and generation date filled in."""
+    text = resources.files("mixseek.config").joinpath("samples", resource).read_text(encoding="utf-8")
+    return Template(text).safe_substitute(model=model, date=date.today().isoformat())
+
+
+def _refuse_overwrite(paths: list[Path]) -> None:
+    existing = [p for p in paths if p.exists()]
+    if existing:
+        raise MixseekError(f"{existing[0]}: already exists; pass --force to overwrite (nothing was written)")
+
+
+def write_workspace(root: Path, model: str, *, force: bool = False) -> list[Path]:
+    """Create the workspace layout and every sample config; refuse to overwrite unless forced."""
+    workspace = Workspace(root)
+    targets = {resource: root / rel for resource, rel in WORKSPACE_FILES.items()}
+    if not force:
+        _refuse_overwrite(list(targets.values()))
+    for directory in (workspace.configs, workspace.agents, workspace.logs):
+        directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for resource, target in targets.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(render_sample(resource, model), encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def write_config_kind(root: Path, kind: str, model: str, *, output: Path | None = None, force: bool = False) -> Path:
+    """Write one sample config file of the given kind."""
+    if kind not in CONFIG_KINDS:
+        raise MixseekError(f"--kind: unknown config kind '{kind}' (choose from {', '.join(CONFIG_KINDS)})")
+    resource, rel = CONFIG_KINDS[kind]
+    target = output if output is not None else root / rel
+    if not force:
+        _refuse_overwrite([target])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_sample(resource, model), encoding="utf-8")
+    return target

@@ -1,0 +1,44 @@
+"""Errors that the CLI turns into one clear line and exit code 2.
+
+Every error a user can cause by bad input (a config file, a template, an
+environment variable, a CLI argument) is a `MixseekError`, so the CLI can
+report it without a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MixseekError(Exception):
+    """A failure caused by input the user can fix."""
+
+
+class ConfigError(MixseekError):
+    """A config value is missing, malformed or refers to something absent.
+
+    The message always names where the value came from (a file or an
+    environment variable), the key, and the reason.
+    """
+
+    def __init__(self, source: str | Path | None, key: str | None, reason: str) -> None:
+        self.source = str(source) if source is not None else None
+        self.key = key
+        self.reason = reason
+        self.others: list[ConfigError] = []
+        parts = [p for p in (self.source, self.key) if p]
+        super().__init__(": ".join([*parts, reason]))
+
+    def all_problems(self) -> list[ConfigError]:
+        """This problem and the others found in the same check."""
+        return [self, *self.others]
+
+
+class MissingCredentialsError(MixseekError):
+    """A model was chosen whose provider needs a key that is not set."""
+
+    def __init__(self, model: str, role: str, env_var: str) -> None:
+        self.model = model
+        self.role = role
+        self.env_var = env_var
+        super().__init__(f"model '{model}' for {role} needs credentials: set the environment variable {env_var}")

@@ -1,0 +1,75 @@
+"""Providers pydantic-ai knows: is the name known, is its SDK installed, how to install it.
+
+Looking a provider up imports pydantic-ai's provider module, which imports the provider's SDK
+(`openai`, `anthropic`, ...). That happens only here, when a model of that provider is checked or
+built, never when `mixseek.llm` is imported.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from mixseek.errors import MixseekError
+from mixseek.llm.credentials import CREDENTIAL_RULES
+from mixseek.llm.model_string import ACCEPTED_FORM, PROVIDER_ALIASES
+
+# mixseek's own extras (pyproject `[project.optional-dependencies]`).
+MIXSEEK_EXTRAS = frozenset({"openai", "anthropic", "google", "groq"})
+
+# pydantic-ai-slim optional group per provider, where it is one of mixseek's extras.
+_SDK_GROUPS: dict[str, str] = {
+    "openai": "openai",
+    "openai-chat": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+    "google": "google",
+    "google-cloud": "google",
+    "groq": "groq",
+}
+
+_SLIM_GROUP_RE = re.compile(r"pydantic-ai-slim\[([A-Za-z0-9_-]+)\]")
+
+# Offered in "did you mean" suggestions for unknown providers.
+_SUGGESTABLE = frozenset({*CREDENTIAL_RULES, *PROVIDER_ALIASES, "bedrock", "google-cloud", "local"})
+
+
+def install_command(provider: str, error: ImportError) -> str:
+    """The pip command that installs what `provider` is missing."""
+    match = _SLIM_GROUP_RE.search(str(error))
+    group = _SDK_GROUPS.get(provider) or (match.group(1) if match else None)
+    if group in MIXSEEK_EXTRAS:
+        return f"pip install 'mixseek[{group}]'"
+    if group:
+        return f"pip install 'pydantic-ai-slim[{group}]'"
+    return f"pip install {error.name or 'the missing package'}"
+
+
+def missing_sdk_error(model: str, role: str, provider: str, error: ImportError) -> MixseekError:
+    """The one-line error for a provider whose SDK is not installed."""
+    return MixseekError(
+        f"model {model!r} for {role} needs the {provider!r} provider's SDK, which is not installed: "
+        f"{install_command(provider, error)}"
+    )
+
+
+def unknown_provider_error(model: str, role: str, provider: str, known: tuple[str, ...] = ()) -> MixseekError:
+    """The one-line error for a prefix that is neither a pydantic-ai provider nor registered."""
+    message = f"model {model!r} for {role} has an unknown provider {provider!r}"
+    close = difflib.get_close_matches(provider, sorted({*_SUGGESTABLE, *known}), n=1, cutoff=0.75)
+    if close:
+        message += f" (did you mean {close[0]!r}?)"
+    return MixseekError(f"{message}: {ACCEPTED_FORM}")
+
+
+def ensure_known_provider(model: str, role: str, provider: str, *, registered: tuple[str, ...] = ()) -> None:
+    """Raise unless pydantic-ai knows `provider` (a canonical name) and its SDK imports."""
+    from pydantic_ai.exceptions import UserError
+    from pydantic_ai.providers import infer_provider_class
+
+    try:
+        infer_provider_class(provider)
+    except ImportError as exc:
+        raise missing_sdk_error(model, role, provider, exc) from exc
+    except (ValueError, UserError) as exc:
+        raise unknown_provider_error(model, role, provider, registered) from exc

@@ -1,0 +1,58 @@
+"""Parsing of `provider:model` strings.
+
+A model string is `test` (pydantic-ai's TestModel) or `<provider>:<model name>`, for example
+`openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `google-gla:gemini-2.5-flash`, `ollama:llama3.2` or
+`local:smollm2`. Parsing only checks the shape; whether the provider exists is decided later.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mixseek.errors import MixseekError
+
+TEST_MODEL = "test"
+
+ACCEPTED_FORM = (
+    "expected 'provider:model' (e.g. 'openai:gpt-4o', 'anthropic:claude-sonnet-4-5', "
+    "'google-gla:gemini-2.5-flash', 'ollama:llama3.2'), 'local:<name-or-path>' or 'test'"
+)
+
+# Names pydantic-ai 1.x used and 2.x renamed; mixseek configs keep accepting them.
+PROVIDER_ALIASES: dict[str, str] = {
+    "google-gla": "google",
+    "google-vertex": "google-cloud",
+}
+
+_PROVIDER_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+
+
+def is_valid_provider_name(provider: str) -> bool:
+    """Whether `provider` can appear before the ':' of a model string."""
+    return _PROVIDER_RE.fullmatch(provider) is not None
+
+
+@dataclass(frozen=True)
+class ModelString:
+    """A parsed model string: the provider prefix as written and the rest."""
+
+    provider: str
+    name: str
+
+    @property
+    def canonical_provider(self) -> str:
+        """The provider name pydantic-ai uses (legacy aliases resolved)."""
+        return PROVIDER_ALIASES.get(self.provider, self.provider)
+
+
+def parse_model_string(model: str, *, role: str) -> ModelString:
+    """Split `provider:model`, or raise a `MixseekError` naming the model, the role and the accepted form."""
+    provider, sep, name = model.partition(":")
+    if not sep:
+        raise MixseekError(f"model {model!r} for {role} is malformed: {ACCEPTED_FORM}")
+    if not is_valid_provider_name(provider):
+        raise MixseekError(f"model {model!r} for {role} has no valid provider before ':': {ACCEPTED_FORM}")
+    if not name.strip() or name != name.strip():
+        raise MixseekError(f"model {model!r} for {role} has no valid model name after ':': {ACCEPTED_FORM}")
+    return ModelString(provider=provider, name=name)

@@ -1,0 +1,74 @@
+"""`override_models`: substitute models for model strings within a block.
+
+    with override_models({"openai:gpt-4o": FunctionModel(reply)}):
+        ...  # create_model("openai:gpt-4o", role=...) returns that FunctionModel
+
+The active overrides live in a `ContextVar`, so they follow the code that entered the block: asyncio
+tasks created inside it (including by `asyncio.gather`) and `asyncio.to_thread` workers see them,
+while concurrent tasks created elsewhere do not. Blocks nest; the innermost one that knows a string
+wins, and leaving a block restores exactly what was active before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from pydantic_ai.models import Model
+
+ModelOverride = Mapping[str, Model] | Callable[[str], Model | None]
+_Layer = Callable[[str], Model | None]
+
+_active: ContextVar[tuple[_Layer, ...]] = ContextVar("mixseek_model_overrides", default=())
+
+
+def _layer(models: ModelOverride) -> _Layer:
+    if isinstance(models, Mapping):
+        table = dict(models)
+        for key, value in table.items():
+            if not isinstance(value, Model):
+                raise TypeError(f"override for {key!r} is {type(value).__name__}, not a pydantic-ai Model")
+        return table.get
+    if callable(models):
+        return models
+    raise TypeError(f"override_models takes a mapping or a callable, not {type(models).__name__}")
+
+
+@contextmanager
+def override_models(models: ModelOverride) -> Iterator[None]:
+    """Make `create_model` return the given models for the given strings inside the block.
+
+    `models` is a mapping from exact model strings to models, or a callable that receives the model
+    string and returns a model or None (None: fall through to outer overrides and the normal path).
+    Overridden strings skip the credential check.
+    """
+    layer = _layer(models)
+    token = _active.set((*_active.get(), layer))
+    try:
+        yield
+    finally:
+        try:
+            _active.reset(token)
+        except ValueError:
+            # Left in another context than the one that entered (e.g. an async fixture torn
+            # down in a different task): remove just this layer there.
+            _active.set(tuple(active for active in _active.get() if active is not layer))
+
+
+def overridden_model(model: str) -> Model | None:
+    """The model an active override gives for `model`, innermost first, or None."""
+    for layer in reversed(_active.get()):
+        result = layer(model)
+        if result is not None:
+            if not isinstance(result, Model):
+                raise TypeError(
+                    f"model override returned {type(result).__name__} for {model!r}, not a pydantic-ai Model"
+                )
+            return result
+    return None
+
+
+def has_override(model: str) -> bool:
+    """Whether an active override provides a model for `model`."""
+    return overridden_model(model) is not None

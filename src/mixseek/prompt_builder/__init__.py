@@ -1,0 +1,1 @@
+"""mixseek.prompt_builder"""

@@ -1,0 +1,1 @@
+"""mixseek.round_controller"""

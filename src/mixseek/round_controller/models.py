@@ -1,0 +1,20 @@
+"""Round-level data shared by the round controller and the prompt builder."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class RoundState(BaseModel):
+    """What one finished round of one team produced and how it was scored."""
+
+    round_number: int = Field(ge=1)
+    submission_content: str
+    evaluation_score: float = Field(ge=0.0, le=100.0)
+    score_details: dict[str, Any] = Field(default_factory=dict)
+    evaluation_feedback: str | None = None
+    round_started_at: datetime
+    round_ended_at: datetime
