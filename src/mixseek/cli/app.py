@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 
 from mixseek.cli.config_cmd import config_app
+from mixseek.cli.evaluate_cmd import evaluate_command
 from mixseek.cli.init_cmd import init_command
+from mixseek.cli.team_cmd import member_command, team_command
 
 app = typer.Typer(
     name="mixseek",
@@ -16,6 +18,9 @@ app = typer.Typer(
 )
 app.command("init")(init_command)
 app.add_typer(config_app, name="config")
+app.command("team")(team_command)
+app.command("member")(member_command)
+app.command("evaluate")(evaluate_command)
 
 
 def main() -> None:

@@ -9,11 +9,11 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import BaseModel
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mixseek.cli.errors import EXIT_FAILURE, cli_errors, stderr
+from mixseek.cli.console import stderr_console, stdout_console
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors
 from mixseek.cli.options import WorkspaceOption
 from mixseek.config.bundle import ExecutionConfig, collect_execution_config, load_execution_config
 from mixseek.config.loader import Loaded
@@ -46,7 +46,7 @@ def config_init(
     """Write a sample config file (prompt_builder.toml by default)."""
     root = resolve_workspace(workspace, must_exist=False).root if output is None else Path.cwd()
     target = write_config_kind(root, kind, model, output=output, force=force)
-    Console(highlight=False).print(f"wrote {target}")
+    stdout_console().print(f"wrote {target}")
 
 
 def mask(value: str) -> str:
@@ -114,7 +114,7 @@ def config_show(
     if output_format == "json":
         typer.echo(json.dumps({"workspace": str(ws.root), "sections": sections}, ensure_ascii=False, indent=2))
         return
-    out = Console(highlight=False, soft_wrap=False)
+    out = stdout_console()
     out.print(f"workspace: {escape(str(ws.root))}")
     for title, rows in sections.items():
         table = Table(title=title, title_justify="left", show_lines=False)
@@ -131,13 +131,14 @@ def config_validate(workspace: WorkspaceOption = None, config: OrchestratorOptio
     """Check every config file of the workspace and report every problem found."""
     ws = resolve_workspace(workspace)
     loaded, problems = collect_execution_config(ws, config)
+    err = stderr_console()
     for problem in problems.errors:
-        stderr.print(f"error: {escape(str(problem))}")
+        err.print(f"error: {escape(str(problem))}")
     if loaded is None:
-        stderr.print(f"{len(problems.errors)} problem(s) found")
+        err.print(f"{len(problems.errors)} problem(s) found")
         raise typer.Exit(EXIT_FAILURE)
     missing = [row for row in _credential_rows(loaded) if row["value"] == "(not set)"]
     for row in missing:
-        stderr.print(f"warning: {row['key']} is not set ({row['source']}); 'mixseek exec' will need it")
+        err.print(f"warning: {row['key']} is not set ({row['source']}); 'mixseek exec' will need it")
     team_ids = ", ".join(e.config.team_id for e in loaded.teams)
-    Console(highlight=False).print(f"OK: {ws.root} — {len(loaded.teams)} team(s): {team_ids}")
+    stdout_console().print(f"OK: {ws.root} — {len(loaded.teams)} team(s): {team_ids}")

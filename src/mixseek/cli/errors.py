@@ -8,9 +8,10 @@ from typing import ParamSpec, TypeVar
 
 import typer
 from jinja2 import TemplateError
-from rich.console import Console
+from pydantic_ai.exceptions import AgentRunError, UserError
 from rich.markup import escape
 
+from mixseek.cli.console import stderr_console
 from mixseek.errors import ConfigError, MixseekError
 
 P = ParamSpec("P")
@@ -20,12 +21,11 @@ EXIT_OK = 0
 EXIT_PARTIAL = 1
 EXIT_FAILURE = 2
 
-stderr = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def report(message: str) -> None:
     """Print one error line to stderr."""
-    stderr.print(f"error: {escape(message)}")
+    stderr_console().print(f"error: {escape(message)}")
 
 
 def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
@@ -38,9 +38,9 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except ConfigError as exc:
             report(str(exc))
             if exc.others:
-                stderr.print(f"({len(exc.others)} more problem(s); run 'mixseek config validate' to list all)")
+                stderr_console().print(f"({len(exc.others)} more problem(s); run 'mixseek config validate' to list all)")
             raise typer.Exit(EXIT_FAILURE) from None
-        except (MixseekError, TemplateError) as exc:
+        except (MixseekError, TemplateError, AgentRunError, UserError) as exc:
             report(str(exc))
             raise typer.Exit(EXIT_FAILURE) from None
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from mixseek.cli.console import stdout_console
 from mixseek.cli.errors import cli_errors
 from mixseek.cli.options import WorkspaceOption
 from mixseek.config.scaffold import DEFAULT_SAMPLE_MODEL, write_workspace
@@ -24,7 +24,7 @@ def init_command(
     """Create a workspace with two sample teams, an evaluator, a judgment model and prompt templates."""
     ws = resolve_workspace(workspace, must_exist=False)
     written = write_workspace(ws.root, model, force=force)
-    out = Console(highlight=False)
+    out = stdout_console()
     out.print(f"Initialized workspace {ws.root} (model: {model})")
     for path in written:
         out.print(f"  wrote {path.relative_to(ws.root)}")

@@ -10,6 +10,9 @@ from __future__ import annotations
 import difflib
 import re
 
+from pydantic_ai.exceptions import UserError
+from pydantic_ai.providers import infer_provider_class
+
 from mixseek.errors import MixseekError
 from mixseek.llm.credentials import CREDENTIAL_RULES
 from mixseek.llm.model_string import ACCEPTED_FORM, PROVIDER_ALIASES
@@ -42,15 +45,23 @@ def install_command(provider: str, error: ImportError) -> str:
         return f"pip install 'mixseek[{group}]'"
     if group:
         return f"pip install 'pydantic-ai-slim[{group}]'"
-    return f"pip install {error.name or 'the missing package'}"
+    return "install the provider's SDK"
 
 
 def missing_sdk_error(model: str, role: str, provider: str, error: ImportError) -> MixseekError:
     """The one-line error for a provider whose SDK is not installed."""
+    package = _missing_package(error)
+    what = f"the Python module {package!r}, which is" if package else "a provider SDK that is"
     return MixseekError(
-        f"model {model!r} for {role} needs the {provider!r} provider's SDK, which is not installed: "
-        f"{install_command(provider, error)}"
+        f"model {model!r} for {role} needs {what} not installed: {install_command(provider, error)}"
     )
+
+
+def _missing_package(error: ImportError) -> str | None:
+    """The module whose import failed (pydantic-ai chains the original ImportError)."""
+    cause = error.__cause__
+    name = error.name or (cause.name if isinstance(cause, ImportError) else None)
+    return name if name and not name.startswith("pydantic_ai") else None
 
 
 def unknown_provider_error(model: str, role: str, provider: str, known: tuple[str, ...] = ()) -> MixseekError:
@@ -64,9 +75,6 @@ def unknown_provider_error(model: str, role: str, provider: str, known: tuple[st
 
 def ensure_known_provider(model: str, role: str, provider: str, *, registered: tuple[str, ...] = ()) -> None:
     """Raise unless pydantic-ai knows `provider` (a canonical name) and its SDK imports."""
-    from pydantic_ai.exceptions import UserError
-    from pydantic_ai.providers import infer_provider_class
-
     try:
         infer_provider_class(provider)
     except ImportError as exc:

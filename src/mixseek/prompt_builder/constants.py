@@ -42,10 +42,10 @@ DEFAULT_TEAM_USER_PROMPT: Final = """# ユーザから指定されたタスク
 DEFAULT_EVALUATOR_USER_PROMPT: Final = """# 評価タスク
 以下の提出内容を、ユーザタスクに対する適切性で評価してください。
 
-## ユーザタスク
+# ユーザから指定されたタスク
 {{ user_prompt }}
 
-## 提出内容
+# 提出内容
 {{ submission }}
 
 ---
@@ -55,14 +55,14 @@ DEFAULT_EVALUATOR_USER_PROMPT: Final = """# 評価タスク
 DEFAULT_JUDGMENT_USER_PROMPT: Final = """# 継続判定タスク
 ラウンド {{ round_number }} が終了しました。次のラウンドを実施する価値があるかを判定してください。
 
-## ユーザタスク
+# ユーザから指定されたタスク
 {{ user_prompt }}
 
-## 提出履歴
+# 過去の提出履歴
 {{ submission_history }}
 
 {% if ranking_table %}
-## 現在のチームランキング
+# 現在のチームランキング
 {{ ranking_table }}
 
 {% if team_position_message %}
@@ -70,7 +70,7 @@ DEFAULT_JUDGMENT_USER_PROMPT: Final = """# 継続判定タスク
 
 {% endif %}
 {% endif %}
-## 判定基準
+# 判定基準
 - **継続**: 提出内容に重要な不足や誤りがあり、次のラウンドでスコアの向上が見込める場合
 - **終了**: ユーザタスクに対して十分な回答に達している、またはこれ以上の改善が見込めない場合
 
@@ -110,5 +110,6 @@ NO_RANKING_TEXT: Final = "現在はランキング情報がありません。"
 # Seed 001 §2.4 / seed 000 §6.3.
 TZ_ENV_VAR: Final = "TZ"
 INVALID_TZ_MESSAGE: Final = (
-    "Invalid timezone in TZ environment variable: {value}. Valid examples: 'UTC', 'Asia/Tokyo', 'America/New_York'"
+    "Invalid timezone in TZ environment variable: {value}. "
+    "Valid examples: 'UTC', 'Asia/Tokyo', 'America/New_York'"
 )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-MEMBER_AGENT_TYPES = ("plain", "web-search", "web-fetch", "code-exec", "custom")
+from mixseek.agents.member.options import CodeExecOptions, WebFetchOptions, WebSearchOptions
 
 
 class LeaderAgentConfig(BaseModel):
@@ -52,12 +52,19 @@ class MemberAgentConfig(BaseModel):
     top_p: float | None = Field(default=None, ge=0.0, le=1.0)
     seed: int | None = None
     config: str | None = None
+    class_path: str | None = None
+    web_fetch: WebFetchOptions = Field(default_factory=WebFetchOptions)
+    code_exec: CodeExecOptions = Field(default_factory=CodeExecOptions)
+    web_search: WebSearchOptions = Field(default_factory=WebSearchOptions)
 
     @field_validator("agent_type")
     @classmethod
     def validate_agent_type(cls, v: str) -> str:
-        if v not in MEMBER_AGENT_TYPES:
-            raise ValueError(f"agent_type must be one of {', '.join(MEMBER_AGENT_TYPES)} (got '{v}')")
+        from mixseek.agents.member.registry import known_member_types
+
+        known = known_member_types()
+        if v not in known:
+            raise ValueError(f"agent_type must be one of {', '.join(known)} (got '{v}')")
         return v
 
     @field_validator("tool_description")
@@ -66,6 +73,14 @@ class MemberAgentConfig(BaseModel):
         if not v.strip():
             raise ValueError("tool_description cannot be empty")
         return v
+
+    @model_validator(mode="after")
+    def validate_custom_class(self) -> MemberAgentConfig:
+        if self.agent_type == "custom" and not self.class_path:
+            raise ValueError('agent_type "custom" needs class_path = "module:Class" or "path/to/file.py:Class"')
+        if self.class_path and self.agent_type != "custom":
+            raise ValueError('class_path is only used with agent_type = "custom"')
+        return self
 
     def get_tool_name(self) -> str:
         return self.tool_name or f"delegate_to_{self.agent_name}"

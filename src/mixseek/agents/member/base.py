@@ -1,0 +1,109 @@
+"""The member-agent base class: built-in types and custom plugins share it.
+
+A custom member type subclasses `MemberAgent` (or `LLMMemberAgent` when it is
+an LLM with extra tools) and is named in a team file as
+`agent_type = "custom"` with `class_path = "package.module:Class"` or
+`class_path = "path/to/file.py:Class"`, or registered once with
+`mixseek.agents.member.registry.register_member_type`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic_ai import Agent, RunUsage, Tool
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
+from pydantic_ai.usage import UsageLimits
+
+from mixseek.agents.leader.config import MemberAgentConfig
+from mixseek.llm import build_model_settings, create_model
+from mixseek.llm.retrying import RetryingModel
+
+DEFAULT_MEMBER_SYSTEM_INSTRUCTION = (
+    "あなたはチームのメンバーエージェントです。"
+    "リーダーから依頼されたタスクに、正確かつ簡潔に回答してください。"
+)
+
+
+@dataclass
+class MemberResult:
+    """A member's answer and what producing it cost."""
+
+    content: str
+    usage: RunUsage = field(default_factory=RunUsage)
+    messages: list[ModelMessage] = field(default_factory=list)
+
+
+def usage_of(messages: Sequence[ModelMessage]) -> RunUsage:
+    """The usage of exactly these messages, even when the run shared a usage object with others."""
+    total = RunUsage()
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            total.incr(message.usage)
+            total.requests += 1
+        elif isinstance(message, ModelRequest):
+            total.tool_calls += sum(isinstance(part, ToolReturnPart) for part in message.parts)
+    return total
+
+
+class MemberAgent(ABC):
+    """A team member the leader can delegate a task to."""
+
+    agent_type: ClassVar[str] = "custom"
+
+    def __init__(self, config: MemberAgentConfig, *, role: str | None = None) -> None:
+        self.config = config
+        self.role = role or f"member '{config.agent_name}'"
+
+    @abstractmethod
+    async def run(
+        self, task: str, *, usage: RunUsage | None = None, usage_limits: UsageLimits | None = None
+    ) -> MemberResult:
+        """Carry out one task; `usage` is the leader's shared usage, to be incremented."""
+
+
+class LLMMemberAgent(MemberAgent):
+    """A member that is one pydantic-ai agent; subclasses add tools or capabilities."""
+
+    agent_type: ClassVar[str] = "plain"
+
+    def __init__(self, config: MemberAgentConfig, *, role: str | None = None) -> None:
+        super().__init__(config, role=role)
+        self.model = create_model(config.model, role=self.role)
+        self.agent: Agent[None, str] = Agent(
+            RetryingModel(self.model, max_retries=config.max_retries),
+            instructions=config.system_instruction or self.default_instruction(),
+            system_prompt=config.system_prompt or (),
+            model_settings=build_model_settings(
+                temperature=config.temperature,
+                max_tokens=config.max_tokens,
+                top_p=config.top_p,
+                seed=config.seed,
+                stop_sequences=config.stop_sequences,
+                timeout_seconds=config.timeout_seconds,
+            ),
+            retries=config.max_retries,
+            tools=self.tools(),
+            capabilities=self.capabilities(),
+            name=config.agent_name,
+        )
+
+    def default_instruction(self) -> str:
+        return DEFAULT_MEMBER_SYSTEM_INSTRUCTION
+
+    def tools(self) -> Sequence[Tool[None]]:
+        return ()
+
+    def capabilities(self) -> Sequence[AbstractCapability[Any]]:
+        return ()
+
+    async def run(
+        self, task: str, *, usage: RunUsage | None = None, usage_limits: UsageLimits | None = None
+    ) -> MemberResult:
+        result = await self.agent.run(task, usage=usage, usage_limits=usage_limits)
+        new_messages = result.new_messages()
+        return MemberResult(content=result.output, usage=usage_of(new_messages), messages=new_messages)

@@ -1,0 +1,622 @@
+"""The URL-fetching tool of `web-fetch` members: fetch one URL, return readable text.
+
+`fetch_url` does one GET (plus the redirects it follows itself) under the
+limits of `WebFetchOptions` and returns a `FetchResult`; every failure is a
+`WebFetchError` whose message is one sentence meant for the model.
+
+Decisions worth knowing:
+
+* **Time**: `timeout_seconds` bounds the whole call (DNS, connects, every
+  redirect hop and the body), not a single read; a server that trickles bytes
+  cannot keep it alive.
+* **Size**: the body is streamed and reading stops at `max_bytes` (counted
+  after gzip/deflate decoding; brotli/zstd are not offered). A bigger body is
+  *truncated*, not an error: the first part of a page is usually what is
+  wanted, and `FetchResult.truncated` plus a note in `as_tool_text()` tell the
+  model. The readable text is then cut at `max_chars`, with a note as well.
+* **Content**: only textual types are read (`text/*`, JSON, XML, XHTML and a
+  few text-like `application/*` types); HTML is turned into text, everything
+  else is returned as decoded. A response without `Content-Type` is read as
+  text unless it looks binary.
+* **SSRF guard**: before each hop (the first request and every redirect,
+  which are followed by hand, relative `Location`s included) the host is
+  resolved and *every* address must be public: loopback, private, link-local,
+  multicast, reserved, unspecified, shared (100.64/10) and other non-global
+  addresses are refused, for IPv4 and IPv6, looking through IPv4-mapped, NAT64,
+  6to4 and Teredo IPv6 forms, and hosts written as integers (`2130706433`,
+  `0x7f000001`, `127.1`). `allow_private_addresses = true` turns this off.
+* **DNS pinning**: the request goes to the very address that was checked (the
+  URL host is replaced by the IP, the `Host` header keeps the name, and for
+  https the TLS SNI and certificate check use the name via httpcore's
+  `sni_hostname` extension), so DNS rebinding between check and connect does
+  not work. If connecting to one address fails, the next checked one is tried.
+* **No ambient state**: environment proxies are ignored (`trust_env=False`,
+  a proxy would defeat pinning), no cookies are sent or kept, a new client is
+  used for every call, and URLs with embedded credentials are refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import ipaddress
+import re
+import socket
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from typing import Literal
+
+import httpx
+from pydantic import BaseModel, ConfigDict
+
+from mixseek.agents.member._html_text import html_to_text, normalize_charset, sniff_charset
+from mixseek.agents.member.options import WebFetchOptions
+
+__all__ = [
+    "FetchResult",
+    "Resolver",
+    "WebFetchError",
+    "WebFetchErrorKind",
+    "blocked_address_reason",
+    "fetch_url",
+]
+
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+"""Resolves `(host, port)` to IP address strings; the default uses `loop.getaddrinfo`."""
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+WebFetchErrorKind = Literal[
+    "invalid_url",
+    "unsupported_scheme",
+    "blocked_address",
+    "dns",
+    "connect",
+    "timeout",
+    "too_many_redirects",
+    "redirect_loop",
+    "http_status",
+    "unsupported_content_type",
+    "network",
+]
+
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_ACCEPT = (
+    "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.9,application/xml;q=0.8,*/*;q=0.1"
+)
+_HOSTNAME = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$")
+_TEXT_LIKE_APPLICATION_TYPES = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/x-javascript",
+        "application/ecmascript",
+        "application/ndjson",
+        "application/x-ndjson",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/sql",
+        "application/graphql",
+    }
+)
+_NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
+
+
+class WebFetchError(Exception):
+    """A URL could not be fetched; the message is one sentence for the model."""
+
+    def __init__(
+        self, message: str, *, kind: WebFetchErrorKind, url: str, status_code: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.kind: WebFetchErrorKind = kind
+        self.url = url
+        self.status_code = status_code
+
+
+class FetchResult(BaseModel):
+    """What one fetch produced.
+
+    `truncated` is true when the body stopped at `max_bytes`
+    (`body_truncated`) or the text was cut at `max_chars` (`text_truncated`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    requested_url: str
+    final_url: str
+    redirects: list[str]
+    status_code: int
+    content_type: str
+    charset: str | None
+    title: str | None
+    text: str
+    truncated: bool
+    body_truncated: bool
+    text_truncated: bool
+    bytes_read: int
+    content_length: int | None
+    total_chars: int
+    max_bytes: int
+    max_chars: int
+
+    def notes(self) -> list[str]:
+        """Human-readable truncation notes (empty when nothing was cut)."""
+        notes: list[str] = []
+        if self.body_truncated:
+            of = f" of {self.content_length}" if self.content_length is not None else ""
+            notes.append(
+                f"the response body is larger than max_bytes = {self.max_bytes}; "
+                f"only the first {self.bytes_read} bytes{of} were read"
+            )
+        if self.text_truncated:
+            notes.append(
+                f"the text was cut at max_chars = {self.max_chars} characters (of {self.total_chars})"
+            )
+        return notes
+
+    def as_tool_text(self) -> str:
+        """What the model sees: a short header, a blank line, then the text."""
+        lines = [f"URL: {self.final_url}"]
+        if self.redirects:
+            lines.append(f"Redirected from: {self.requested_url}")
+        lines.append(f"Status: {self.status_code} {_phrase(self.status_code)}".rstrip())
+        ctype = self.content_type + (f"; charset={self.charset}" if self.charset else "")
+        lines.append(f"Content-Type: {ctype}")
+        if self.title:
+            lines.append(f"Title: {self.title}")
+        lines.extend(f"Note: truncated: {note}." for note in self.notes())
+        body = self.text if self.text.strip() else "(no readable text)"
+        if self.truncated:
+            body = body + "\n[… truncated]"
+        return "\n".join(lines) + "\n\n" + body
+
+
+# -- address guard ------------------------------------------------------------
+
+
+def _legacy_ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """Parse the numeric host forms `inet_aton` accepts: `2130706433`, `0x7f000001`, `127.1`, `0177.0.0.1`."""
+    parts = host.rstrip(".").split(".") if host not in ("", ".") else []
+    if not 1 <= len(parts) <= 4:
+        return None
+    values: list[int] = []
+    for part in parts:
+        try:
+            if part[:2].lower() == "0x":
+                value = int(part[2:], 16) if len(part) > 2 else 0
+            elif len(part) > 1 and part.startswith("0"):
+                value = int(part[1:], 8)
+            else:
+                value = int(part, 10) if part.isdigit() else -1
+        except ValueError:
+            return None
+        if value < 0:
+            return None
+        values.append(value)
+    *leading, last = values
+    if any(v > 255 for v in leading) or last >= 256 ** (5 - len(values)):
+        return None
+    number = 0
+    for v in leading:
+        number = number * 256 + v
+    number = (number << (8 * (5 - len(values)))) | last
+    return ipaddress.IPv4Address(number)
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip in _NAT64_PREFIX:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip.teredo is not None:
+        return ip.teredo[1]
+    return None
+
+
+def _classify(ip: IPAddress) -> str | None:
+    if ip.is_unspecified:
+        return "unspecified"
+    if ip.is_loopback:
+        return "loopback"
+    if ip.is_link_local:
+        return "link-local"
+    if ip.is_multicast:
+        return "multicast"
+    if ip.is_private:
+        return "private"
+    if ip.is_reserved:
+        return "reserved"
+    if not ip.is_global:
+        return "not globally routable"
+    return None
+
+
+def blocked_address_reason(ip: IPAddress) -> str | None:
+    """Why the guard refuses `ip` (e.g. "loopback"), or None if it is a public address."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.scope_id:
+            ip = ipaddress.IPv6Address(str(ip).split("%", 1)[0])
+        embedded = _embedded_ipv4(ip)
+        if embedded is not None:
+            if ip.ipv4_mapped is not None:  # ::ffff:a.b.c.d reaches a.b.c.d itself
+                return _classify(embedded)
+            return _classify(embedded) or _classify(ip)
+    return _classify(ip)
+
+
+def _show_ip(ip: IPAddress) -> str:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return f"::ffff:{ip.ipv4_mapped}"
+    return str(ip)
+
+
+async def _getaddrinfo_resolve(host: str, port: int) -> list[str]:
+    loop = asyncio.get_running_loop()
+    infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    addresses: list[str] = []
+    for _family, _type, _proto, _canon, sockaddr in infos:
+        address = str(sockaddr[0]).split("%", 1)[0]
+        if address not in addresses:
+            addresses.append(address)
+    return addresses
+
+
+# -- URLs -----------------------------------------------------------------------
+
+
+def _parse_url(raw: str, *, redirected_from: str | None = None, base: httpx.URL | None = None) -> httpx.URL:
+    """Parse and check an absolute http(s) URL (or a `Location` relative to `base`)."""
+    shown = raw if redirected_from is None else f"{raw} (redirected from {redirected_from})"
+    try:
+        url = base.join(raw) if base is not None else httpx.URL(raw.strip())
+    except (httpx.InvalidURL, ValueError, TypeError) as exc:
+        raise WebFetchError(f"malformed URL {shown}: {exc}", kind="invalid_url", url=raw) from None
+    if redirected_from is not None:
+        shown = f"{url} (redirected from {redirected_from})"
+    scheme = url.scheme.lower()
+    if not scheme:
+        raise WebFetchError(
+            f"malformed URL {shown!r}: it must start with http:// or https://", kind="invalid_url", url=raw
+        )
+    if scheme not in _DEFAULT_PORTS:
+        raise WebFetchError(
+            f"unsupported URL scheme '{scheme}' in {shown} (only http and https are allowed)",
+            kind="unsupported_scheme",
+            url=raw,
+        )
+    host = url.host
+    if not host:
+        raise WebFetchError(f"malformed URL {shown}: it has no host name", kind="invalid_url", url=raw)
+    if url.userinfo:
+        raise WebFetchError(
+            f"refused to fetch {shown}: URLs with embedded credentials (user:password@) are not supported",
+            kind="invalid_url",
+            url=raw,
+        )
+    if url.port is not None and not 1 <= url.port <= 65535:
+        raise WebFetchError(
+            f"malformed URL {shown}: port {url.port} is out of range", kind="invalid_url", url=raw
+        )
+    if _ip_literal(host) is None and not _HOSTNAME.match(url.raw_host.decode("ascii", "replace")):
+        raise WebFetchError(f"malformed URL {shown}: invalid host name {host!r}", kind="invalid_url", url=raw)
+    return url
+
+
+def _ip_literal(host: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
+# -- fetching -------------------------------------------------------------------
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text if text else type(exc).__name__
+
+
+async def _addresses_for(
+    url: httpx.URL, options: WebFetchOptions, resolve: Resolver, shown: str
+) -> list[IPAddress]:
+    """Resolve the URL's host and check every address against the guard."""
+    host = url.raw_host.decode("ascii")
+    port = url.port or _DEFAULT_PORTS[url.scheme]
+    literal = _ip_literal(url.host) or _legacy_ipv4(host)
+    if literal is not None:
+        addresses: list[IPAddress] = [literal]
+    else:
+        try:
+            resolved = await resolve(host.rstrip("."), port)
+        except (OSError, UnicodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else _describe(exc)
+            raise WebFetchError(
+                f"could not resolve host {url.host!r} for {shown}: {reason}", kind="dns", url=str(url)
+            ) from None
+        addresses = []
+        for text in resolved:
+            ip = _ip_literal(text.split("%", 1)[0])
+            if ip is None:
+                raise WebFetchError(
+                    f"could not resolve host {url.host!r} for {shown}: the resolver returned {text!r}",
+                    kind="dns",
+                    url=str(url),
+                )
+            if ip not in addresses:
+                addresses.append(ip)
+        if not addresses:
+            raise WebFetchError(
+                f"could not resolve host {url.host!r} for {shown}: no addresses found",
+                kind="dns",
+                url=str(url),
+            )
+    if not options.allow_private_addresses:
+        for ip in addresses:
+            why = blocked_address_reason(ip)
+            if why is not None:
+                raise WebFetchError(
+                    f"refused to fetch {shown}: address {_show_ip(ip)} is {why} "
+                    "(set allow_private_addresses = true to allow)",
+                    kind="blocked_address",
+                    url=str(url),
+                )
+    return addresses
+
+
+async def _send_pinned(
+    client: httpx.AsyncClient,
+    url: httpx.URL,
+    addresses: list[IPAddress],
+    options: WebFetchOptions,
+    shown: str,
+) -> httpx.Response:
+    """GET `url` from one of the checked `addresses`, with Host header and SNI of the real name."""
+    host_header = url.netloc.decode("ascii")
+    headers = {
+        "Host": host_header,
+        "User-Agent": options.user_agent,
+        "Accept": _ACCEPT,
+        "Accept-Encoding": "gzip, deflate",
+    }
+    extensions: dict[str, object] = {}
+    if url.scheme == "https" and _ip_literal(url.host) is None:
+        extensions["sni_hostname"] = url.raw_host.decode("ascii").rstrip(".")
+    last_error: httpx.ConnectError | None = None
+    for ip in addresses:
+        request = httpx.Request(
+            "GET", url.copy_with(host=str(ip), fragment=None), headers=headers, extensions=extensions
+        )
+        try:
+            return await client.send(request, stream=True)
+        except httpx.ConnectError as exc:
+            last_error = exc
+    port = url.port or _DEFAULT_PORTS[url.scheme]
+    reason = _describe(last_error) if last_error is not None else "no address to connect to"
+    raise WebFetchError(
+        f"could not connect to {url.host} port {port} for {shown}: {reason}", kind="connect", url=str(url)
+    )
+
+
+def _parse_content_type(header: str | None) -> tuple[str, dict[str, str]]:
+    if not header:
+        return "", {}
+    media_type, *raw_params = header.split(";")
+    params: dict[str, str] = {}
+    for raw in raw_params:
+        key, sep, value = raw.partition("=")
+        if sep:
+            params[key.strip().lower()] = value.strip().strip("\"'")
+    return media_type.strip().lower(), params
+
+
+def _kind_of(media_type: str) -> Literal["html", "xml", "text"] | None:
+    if media_type in ("text/html", "application/xhtml+xml"):
+        return "html"
+    if media_type in ("text/xml", "application/xml") or media_type.endswith("+xml"):
+        return "xml"
+    if media_type.startswith("text/") or media_type in _TEXT_LIKE_APPLICATION_TYPES:
+        return "text"
+    if media_type.startswith("application/") and media_type.endswith("+json"):
+        return "text"
+    return None
+
+
+def _sniff_kind(body: bytes) -> Literal["html", "text"] | None:
+    head = body[:1024]
+    if b"\x00" in head and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return None
+    start = head.lstrip().lower()
+    if start.startswith((b"<!doctype html", b"<html")):
+        return "html"
+    return "text"
+
+
+def _decode(body: bytes, charset: str, *, complete: bool) -> str:
+    try:
+        decoder = codecs.getincrementaldecoder(charset)(errors="replace")
+    except LookupError:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    # A body cut at max_bytes may end inside a multi-byte character: drop that tail.
+    return decoder.decode(body, final=complete)
+
+
+async def _read_body(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        if size + len(chunk) > limit:
+            chunks.append(chunk[: limit - size])
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), False
+
+
+async def _fetch(
+    url: str, options: WebFetchOptions, transport: httpx.AsyncBaseTransport | None, resolve: Resolver
+) -> FetchResult:
+    current = _parse_url(url)
+    requested = str(current)
+    shown = requested
+    visited = {str(current.copy_with(fragment=None))}
+    redirects: list[str] = []
+    async with httpx.AsyncClient(
+        transport=transport,
+        follow_redirects=False,
+        trust_env=False,
+        timeout=httpx.Timeout(options.timeout_seconds),
+    ) as client:
+        while True:
+            addresses = await _addresses_for(current, options, resolve, shown)
+            response = await _send_pinned(client, current, addresses, options, shown)
+            try:
+                location = response.headers.get("location")
+                if response.status_code in _REDIRECT_STATUSES and location:
+                    target = _parse_url(location.strip(), redirected_from=str(current), base=current)
+                    if not target.fragment and current.fragment:
+                        target = target.copy_with(fragment=current.fragment)
+                    key = str(target.copy_with(fragment=None))
+                    if key in visited:
+                        raise WebFetchError(
+                            f"redirect loop fetching {requested}: {target} redirects back to a URL "
+                            "already visited",
+                            kind="redirect_loop",
+                            url=requested,
+                        )
+                    if len(redirects) >= options.max_redirects:
+                        raise WebFetchError(
+                            f"too many redirects fetching {requested} "
+                            f"(more than max_redirects = {options.max_redirects})",
+                            kind="too_many_redirects",
+                            url=requested,
+                        )
+                    visited.add(key)
+                    redirects.append(str(current))
+                    current = target
+                    shown = f"{current} (redirected from {requested})"
+                    continue
+                return await _build_result(response, current, requested, redirects, options, shown)
+            finally:
+                await response.aclose()
+
+
+async def _build_result(
+    response: httpx.Response,
+    url: httpx.URL,
+    requested: str,
+    redirects: list[str],
+    options: WebFetchOptions,
+    shown: str,
+) -> FetchResult:
+    status = response.status_code
+    if status >= 400:
+        status_text = f"{status} {response.reason_phrase or _phrase(status)}".strip()
+        raise WebFetchError(
+            f"HTTP {status_text} from {shown}",
+            kind="http_status",
+            url=str(url),
+            status_code=status,
+        )
+    media_type, params = _parse_content_type(response.headers.get("content-type"))
+    kind = _kind_of(media_type) if media_type else None
+    if media_type and kind is None:
+        raise WebFetchError(
+            f"content type {media_type} of {shown} is not supported "
+            "(only text, HTML, JSON and XML can be read)",
+            kind="unsupported_content_type",
+            url=str(url),
+        )
+    body, body_truncated = await _read_body(response, options.max_bytes)
+    if kind is None:
+        kind = _sniff_kind(body)
+        if kind is None:
+            raise WebFetchError(
+                f"{shown} has no content type and its body looks binary, which is not supported",
+                kind="unsupported_content_type",
+                url=str(url),
+            )
+        media_type = "text/html" if kind == "html" else "text/plain"
+
+    charset = (
+        sniff_charset(body[:4], html=False)  # a byte-order mark wins
+        or normalize_charset(params.get("charset"))
+        or (sniff_charset(body, html=kind == "html") if kind in ("html", "xml") else None)
+        or "utf-8"
+    )
+    decoded = _decode(body, charset, complete=not body_truncated)
+    title: str | None = None
+    if kind == "html":
+        title, text = html_to_text(decoded)
+    else:
+        text = decoded
+    total_chars = len(text)
+    text_truncated = total_chars > options.max_chars
+    if text_truncated:
+        text = text[: options.max_chars]
+    content_length: int | None
+    try:
+        content_length = int(response.headers["content-length"])
+    except (KeyError, ValueError):
+        content_length = None
+    if response.headers.get("content-encoding", "identity").lower() not in ("", "identity"):
+        content_length = None  # the header counts compressed bytes, bytes_read counts decoded ones
+    return FetchResult(
+        requested_url=requested,
+        final_url=str(url),
+        redirects=redirects,
+        status_code=status,
+        content_type=media_type,
+        charset=charset if charset != "utf-8-sig" else "utf-8",
+        title=title,
+        text=text,
+        truncated=body_truncated or text_truncated,
+        body_truncated=body_truncated,
+        text_truncated=text_truncated,
+        bytes_read=len(body),
+        content_length=content_length,
+        total_chars=total_chars,
+        max_bytes=options.max_bytes,
+        max_chars=options.max_chars,
+    )
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+async def fetch_url(
+    url: str,
+    options: WebFetchOptions,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    resolve: Resolver | None = None,
+) -> FetchResult:
+    """Fetch `url` (http/https only) and return its readable text.
+
+    `transport` replaces httpx's network transport and `resolve` the DNS
+    lookup (both for tests); requests always go to the checked IP address.
+    Raises `WebFetchError` for every failure.
+    """
+    try:
+        async with asyncio.timeout(options.timeout_seconds):
+            return await _fetch(url, options, transport, resolve or _getaddrinfo_resolve)
+    except WebFetchError:
+        raise
+    except (TimeoutError, httpx.TimeoutException):
+        raise WebFetchError(
+            f"timed out after {options.timeout_seconds:g} seconds fetching {url}", kind="timeout", url=url
+        ) from None
+    except httpx.HTTPError as exc:
+        raise WebFetchError(
+            f"connection error while fetching {url}: {_describe(exc)}", kind="network", url=url
+        ) from None

@@ -1,0 +1,44 @@
+"""`web-search`: an LLM that uses its provider's built-in web search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic_ai.capabilities import AbstractCapability, NativeTool
+from pydantic_ai.native_tools import WebSearchTool
+
+from mixseek.agents.leader.config import MemberAgentConfig
+from mixseek.agents.member.base import LLMMemberAgent
+from mixseek.errors import MixseekError
+
+WEB_SEARCH_INSTRUCTION = (
+    "あなたはWeb検索を担当するメンバーエージェントです。"
+    "Web検索で最新の情報を調べ、出典を示しながら回答してください。"
+)
+
+
+class WebSearchMemberAgent(LLMMemberAgent):
+    """Searches with the provider's native tool; models without one are refused up front."""
+
+    agent_type: ClassVar[str] = "web-search"
+
+    def __init__(self, config: MemberAgentConfig, *, role: str | None = None) -> None:
+        self._search_tool = WebSearchTool(
+            max_uses=config.web_search.max_uses,
+            allowed_domains=config.web_search.allowed_domains,
+            blocked_domains=config.web_search.blocked_domains,
+        )
+        super().__init__(config, role=role)
+        supported = self.model.profile.get("supported_native_tools", frozenset())
+        if WebSearchTool not in supported:
+            raise MixseekError(
+                f"model '{config.model}' for {self.role} has no built-in web search; "
+                "use a model whose provider offers one (e.g. openai-responses:, anthropic:, google-gla:, groq:)"
+            )
+
+    def default_instruction(self) -> str:
+        return WEB_SEARCH_INSTRUCTION
+
+    def capabilities(self) -> Sequence[AbstractCapability[Any]]:
+        return [NativeTool(self._search_tool)]

@@ -1,0 +1,66 @@
+"""Scores of one submission: per metric, overall, and what scoring cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, computed_field
+from pydantic_ai import RunUsage
+
+from mixseek.agents.leader.models import usage_to_dict
+
+
+class MetricScore(BaseModel):
+    """What a metric's model must answer: a 0–100 score and a short reason."""
+
+    score: float = Field(ge=0.0, le=100.0, description="0〜100の評価スコア")
+    comment: str = Field(description="スコアの根拠となる簡潔な講評")
+
+
+class MetricResult(BaseModel):
+    """One metric's verdict on one submission."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    name: str
+    score: float = Field(ge=0.0, le=100.0)
+    comment: str
+    weight: float
+    usage: RunUsage = Field(default_factory=RunUsage, exclude=True)
+    duration_ms: float = 0.0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def usage_info(self) -> dict[str, Any]:
+        return usage_to_dict(self.usage)
+
+
+class EvaluationResult(BaseModel):
+    """All metric results and their weighted mean."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    metrics: list[MetricResult]
+    overall_score: float = Field(ge=0.0, le=100.0)
+
+    @property
+    def usage(self) -> RunUsage:
+        total = RunUsage()
+        for metric in self.metrics:
+            total.incr(metric.usage)
+        return total
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def usage_info(self) -> dict[str, Any]:
+        return usage_to_dict(self.usage)
+
+    @property
+    def score_details(self) -> dict[str, float]:
+        """Per-metric scores, the form the prompt history shows."""
+        return {m.name: round(m.score, 2) for m in self.metrics}
+
+    @property
+    def feedback(self) -> str:
+        """Every metric's comment, one line each, for the next round's prompt and the board."""
+        return "\n".join(f"[{m.name}] {m.comment}" for m in self.metrics)

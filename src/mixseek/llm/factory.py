@@ -1,0 +1,138 @@
+"""`create_model`: the one place a model string becomes a pydantic-ai `Model`.
+
+Resolution order for a model string:
+
+1. an active `override_models` block that knows the string;
+2. `test` (pydantic-ai's `TestModel`);
+3. a prefix registered with `register_model_provider` (including `local:`);
+4. a pydantic-ai provider (`openai:`, `anthropic:`, `google-gla:`, `groq:`, `ollama:`, ...): the
+   provider must be known and its SDK installed, its credentials present; then pydantic-ai's
+   `infer_model` builds the model.
+
+Every failure is a `MixseekError` that names the model string and the role it was chosen for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from pydantic_ai.exceptions import UserError
+from pydantic_ai.models import Model, infer_model
+
+from mixseek.errors import MissingCredentialsError, MixseekError
+from mixseek.llm.builtin import ensure_known_provider, missing_sdk_error
+from mixseek.llm.credentials import missing_env_var, primary_env_var
+from mixseek.llm.model_string import TEST_MODEL, ModelString, parse_model_string
+from mixseek.llm.overrides import has_override, overridden_model
+from mixseek.llm.registry import ModelProvider, registered_prefixes, registered_provider
+
+_SET_ENV_VAR_RE = re.compile(r"Set the `([A-Z][A-Z0-9_]*)` environment variable")
+
+
+def create_model(model: str, *, role: str) -> Model:
+    """Build the pydantic-ai model named by `model` for `role` (used only in error messages).
+
+    `role` describes who uses the model, e.g. "leader of team 'alpha'" or "evaluator metric
+    'coverage'". Raises `MissingCredentialsError` when the provider's environment variable is not
+    set and `MixseekError` for any other problem (malformed string, unknown provider, SDK not
+    installed, provider refused its configuration).
+    """
+    override = overridden_model(model)
+    if override is not None:
+        return override
+    if model == TEST_MODEL:
+        return infer_model(TEST_MODEL)
+
+    spec = parse_model_string(model, role=role)
+    plugin = registered_provider(spec.provider)
+    if plugin is not None:
+        return _from_plugin(plugin, spec, model, role)
+
+    provider = spec.canonical_provider
+    _check_builtin(model, role, provider)
+    try:
+        return infer_model(f"{provider}:{spec.name}")
+    except ImportError as exc:
+        raise missing_sdk_error(model, role, provider, exc) from exc
+    except Exception as exc:
+        env_var = _env_var_named_in(exc)
+        if env_var is not None:
+            raise MissingCredentialsError(model, role, env_var) from exc
+        raise MixseekError(f"model {model!r} for {role} could not be created: {_describe(exc)}") from exc
+
+
+def check_credentials(model: str, *, role: str) -> None:
+    """Do every check `create_model` does without building the model.
+
+    For `--dry-run` and `config validate`. Raises the same errors `create_model` would raise
+    before construction.
+    """
+    if model == TEST_MODEL or has_override(model):
+        return
+    spec = parse_model_string(model, role=role)
+    plugin = registered_provider(spec.provider)
+    if plugin is not None:
+        if plugin.check is not None:
+            _call_plugin(plugin.check, spec, model, role)
+        return
+    _check_builtin(model, role, spec.canonical_provider)
+
+
+def required_env_var(model: str) -> str | None:
+    """The environment variable holding the credential `model` needs, whether or not it is set.
+
+    None for `test`, overridden strings, registered prefixes (such as `local:`), providers whose
+    credentials come from elsewhere (AWS profiles, Google ADC) and strings that are not valid model
+    strings (`check_credentials` reports those).
+    """
+    if model == TEST_MODEL or has_override(model):
+        return None
+    try:
+        spec = parse_model_string(model, role="")
+    except MixseekError:
+        return None
+    if registered_provider(spec.provider) is not None:
+        return None
+    return primary_env_var(spec.canonical_provider)
+
+
+def _check_builtin(model: str, role: str, provider: str) -> None:
+    ensure_known_provider(model, role, provider, registered=registered_prefixes())
+    env_var = missing_env_var(provider)
+    if env_var is not None:
+        raise MissingCredentialsError(model, role, env_var)
+
+
+def _from_plugin(plugin: ModelProvider, spec: ModelString, model: str, role: str) -> Model:
+    result = _call_plugin(plugin.factory, spec, model, role)
+    if not isinstance(result, Model):
+        raise MixseekError(
+            f"model {model!r} for {role}: the {plugin.prefix!r} provider returned "
+            f"{type(result).__name__}, not a pydantic-ai Model"
+        )
+    return result
+
+
+def _call_plugin(function: Callable[[str], object], spec: ModelString, model: str, role: str) -> object:
+    try:
+        return function(spec.name)
+    except Exception as exc:
+        raise MixseekError(f"model {model!r} for {role}: {_describe(exc)}") from exc
+
+
+def _env_var_named_in(exc: Exception) -> str | None:
+    """The variable a pydantic-ai provider asks for when mixseek's table had no rule for it."""
+    if not isinstance(exc, UserError):
+        return None
+    match = _SET_ENV_VAR_RE.search(str(exc))
+    return match.group(1) if match else None
+
+
+def _describe(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else ""
+    if isinstance(exc, MixseekError | UserError):
+        return text or type(exc).__name__
+    name = type(exc).__name__
+    return f"{name}: {text}" if text else name

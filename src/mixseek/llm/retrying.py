@@ -1,0 +1,109 @@
+"""Retrying only the model call that failed, when the failure is worth retrying.
+
+Wrapping the model (rather than re-running a whole agent or team round) keeps
+every earlier step of a run — member answers, tool results — and repeats
+just one request, after exponential backoff with jitter or the delay the
+provider asked for in `Retry-After`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+
+import httpx
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelConnectionError,
+    ModelHTTPError,
+    ModelQuotaExceededError,
+    ModelRateLimitError,
+    ModelRequestTimeout,
+    ModelServerError,
+    ModelUnavailableError,
+)
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
+
+logger = logging.getLogger("mixseek.llm.retry")
+
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Rate limits, server errors, timeouts and dropped connections; not bad requests or quotas."""
+    if isinstance(exc, ModelQuotaExceededError):
+        return False
+    if isinstance(
+        exc, ModelRateLimitError | ModelServerError | ModelConnectionError | ModelUnavailableError | ModelRequestTimeout
+    ):
+        return True
+    if isinstance(exc, ModelHTTPError):
+        return exc.status_code in TRANSIENT_STATUS
+    return isinstance(exc, TimeoutError | httpx.TimeoutException | httpx.TransportError | ConnectionError)
+
+
+def retry_delay(exc: BaseException, attempt: int, *, base_delay: float, max_delay: float) -> float:
+    """Retry-After when the provider gave one, else capped exponential backoff with full jitter."""
+    retry_after = exc.retry_after if isinstance(exc, ModelAPIError) else None
+    if retry_after is not None and retry_after >= 0:
+        return min(float(retry_after), max_delay)
+    ceiling = min(max_delay, base_delay * (2**attempt))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+class RetryingModel(WrapperModel):
+    """A model whose failed requests are retried up to `max_retries` times when transient.
+
+    Streamed requests pass through unretried: mixseek does not stream, and a
+    stream that already yielded events cannot be repeated safely.
+    """
+
+    def __init__(
+        self,
+        wrapped: object,
+        *,
+        max_retries: int = 3,
+        base_delay: float = 1.0,
+        max_delay: float = 60.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        super().__init__(wrapped)  # type: ignore[arg-type]
+        self.max_retries = max_retries
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self._sleep = sleep
+        self.retries_made = 0
+
+    async def _wait_before_retry(self, exc: BaseException, attempt: int) -> None:
+        delay = retry_delay(exc, attempt, base_delay=self.base_delay, max_delay=self.max_delay)
+        self.retries_made += 1
+        logger.warning(
+            "model %s: transient error (%s), retry %d/%d in %.2f s",
+            self.model_name,
+            type(exc).__name__,
+            attempt + 1,
+            self.max_retries,
+            delay,
+        )
+        await self._sleep(delay)
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        attempt = 0
+        while True:
+            try:
+                return await self.wrapped.request(messages, model_settings, model_request_parameters)
+            except Exception as exc:
+                if attempt >= self.max_retries or not is_transient(exc):
+                    raise
+                await self._wait_before_retry(exc, attempt)
+                attempt += 1

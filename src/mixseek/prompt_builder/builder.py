@@ -1,0 +1,121 @@
+"""UserPromptBuilder: renders the team, evaluator and judgment prompts (seed 001 §1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mixseek.config.loader import Loaded
+from mixseek.prompt_builder.constants import NO_RANKING_TEXT
+from mixseek.prompt_builder.formatters import (
+    find_team_position,
+    format_ranking_table,
+    format_submission_history,
+    generate_position_message,
+    get_current_datetime_with_timezone,
+)
+from mixseek.prompt_builder.models import LeaderBoardSource, RoundPromptContext
+from mixseek.prompt_builder.settings import PromptBuilderSettings, load_prompt_builder_settings
+from mixseek.prompt_builder.templates import PromptTemplate, PromptTemplates, compile_prompt_templates
+
+
+class UserPromptBuilder:
+    """Builds prompts from the workspace's `[prompt_builder]` templates.
+
+    Settings are read and the three templates checked and compiled once, in the
+    constructor; building a prompt only formats the variables and renders.
+
+    Variables (DESIGN decision 11) are always all defined:
+    - `submission_history`: the formatted history (its empty-case text if none);
+    - `ranking_table`: "" without a store; with one, the formatted ranking (its
+      empty-case text when nothing is ranked). For a round-1 team prompt the store
+      is not asked (seed 001 §1.2): by the round barrier nothing is ranked before
+      round 1 ends. A judgment prompt always asks (its round has just ended);
+    - `team_position_message`: the position message if the team is ranked, else "".
+
+    The store in the context, when given, wins over the builder's: the context is
+    the more specific, per-call choice (seed 000 puts the store there).
+    """
+
+    def __init__(self, workspace: Path, store: LeaderBoardSource | None = None) -> None:
+        """Load settings and compile the templates.
+
+        Raises:
+            FileNotFoundError: `workspace` is not an existing directory.
+            ConfigError: bad `configs/prompt_builder.toml` or env override.
+            PromptTemplateError: a template does not parse or uses a disallowed variable.
+        """
+        workspace = Path(workspace)
+        if not workspace.is_dir():
+            raise FileNotFoundError(f"workspace directory does not exist: {workspace}")
+        self.workspace = workspace
+        self.store = store
+        self.loaded: Loaded[PromptBuilderSettings] = load_prompt_builder_settings(workspace)
+        self.templates: PromptTemplates = compile_prompt_templates(self.loaded)
+
+    @property
+    def settings(self) -> PromptBuilderSettings:
+        return self.loaded.value
+
+    async def build_team_prompt(self, context: RoundPromptContext) -> str:
+        """The prompt for the team's leader in round `context.round_number`."""
+        return await self._render_round(self.templates.team, context, before_round=True)
+
+    async def build_judgment_prompt(self, context: RoundPromptContext) -> str:
+        """The prompt asking whether another round is worth it (round just finished)."""
+        return await self._render_round(self.templates.judgment, context, before_round=False)
+
+    def build_evaluator_prompt(self, user_prompt: str, submission: str) -> str:
+        """The prompt the evaluator scores `submission` against `user_prompt` with.
+
+        Raises:
+            ValueError: "user_prompt cannot be empty", or an invalid $TZ.
+        """
+        if not user_prompt.strip():
+            raise ValueError("user_prompt cannot be empty")
+        values = {
+            "user_prompt": user_prompt,
+            "submission": submission,
+            "current_datetime": get_current_datetime_with_timezone(),
+        }
+        return self.templates.evaluator.render(values)
+
+    async def _render_round(
+        self, template: PromptTemplate, context: RoundPromptContext, *, before_round: bool
+    ) -> str:
+        values = await self._round_values(context, before_round=before_round)
+        return template.render(values)
+
+    async def _round_values(self, context: RoundPromptContext, *, before_round: bool) -> dict[str, Any]:
+        settings = self.settings
+        history = format_submission_history(
+            context.round_history,
+            max_items=settings.max_submission_history_items,
+            preview_chars=settings.submission_preview_chars,
+        )
+        ranking_table, position_message = await self._ranking(context, before_round=before_round)
+        return {
+            "user_prompt": context.user_prompt,
+            "round_number": context.round_number,
+            "submission_history": history,
+            "ranking_table": ranking_table,
+            "team_position_message": position_message,
+            "current_datetime": get_current_datetime_with_timezone(),
+        }
+
+    async def _ranking(self, context: RoundPromptContext, *, before_round: bool) -> tuple[str, str]:
+        store = context.store if context.store is not None else self.store
+        if store is None:
+            return "", ""
+        if before_round and context.round_number == 1:
+            return NO_RANKING_TEXT, ""
+        ranking = await store.get_leader_board_ranking(context.execution_id)
+        table = format_ranking_table(
+            ranking,
+            context.team_id,
+            context.team_name,
+            max_teams=self.settings.max_leaderboard_display_teams,
+        )
+        position = find_team_position(ranking, context.team_id)
+        message = generate_position_message(position, len(ranking)) if position is not None else ""
+        return table, message

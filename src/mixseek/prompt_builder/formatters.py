@@ -1,0 +1,204 @@
+"""Turn round history, leaderboard ranking, team position and the clock into prompt text.
+
+Texts, formats, empty-case messages and error messages are those of seed 001 §2
+(DESIGN decision 3). The optional limits (`max_items`, `preview_chars`,
+`max_teams`; DESIGN decision 7) are off by default, so the default output is
+exactly the seed's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from mixseek.prompt_builder.constants import (
+    INVALID_TZ_MESSAGE,
+    NO_RANKING_TEXT,
+    NO_SUBMISSION_HISTORY_TEXT,
+    TZ_ENV_VAR,
+)
+from mixseek.round_controller.models import RoundState
+
+RANKING_KEYS = ("team_id", "team_name", "max_score", "total_rounds")
+
+
+def _check_limit(name: str, value: int | None) -> None:
+    if value is not None and value < 1:
+        raise ValueError(f"{name} must be >= 1 or None, got {value}")
+
+
+def _preview(content: str, preview_chars: int | None) -> str:
+    if preview_chars is None or len(content) <= preview_chars:
+        return content
+    omitted = len(content) - preview_chars
+    return f"{content[:preview_chars]}…（以下{omitted}文字省略）"
+
+
+def _format_round(state: RoundState, preview_chars: int | None) -> str:
+    details = json.dumps(state.score_details, indent=2, ensure_ascii=False)
+    return (
+        f"## ラウンド {state.round_number}\n"
+        f"スコア: {state.evaluation_score:.2f}/100\n"
+        f"スコア詳細:\n"
+        f"{details}\n"
+        f"あなたの提出内容: {_preview(state.submission_content, preview_chars)}"
+    )
+
+
+def format_submission_history(
+    round_history: Sequence[RoundState],
+    *,
+    max_items: int | None = None,
+    preview_chars: int | None = None,
+) -> str:
+    """The team's past rounds, one block per round, blocks separated by a blank line.
+
+    Args:
+        round_history: the team's finished rounds, in round order.
+        max_items: keep only the last N rounds; a first line says how many were left out.
+        preview_chars: cut each submission after N characters and say how many were cut.
+
+    Returns:
+        The formatted history, or "まだ過去のSubmissionはありません。" when there is none.
+    """
+    _check_limit("max_items", max_items)
+    _check_limit("preview_chars", preview_chars)
+    if not round_history:
+        return NO_SUBMISSION_HISTORY_TEXT
+    shown = round_history if max_items is None else round_history[-max_items:]
+    blocks = [_format_round(state, preview_chars) for state in shown]
+    omitted = len(round_history) - len(shown)
+    if omitted:
+        blocks.insert(0, f"（古い{omitted}ラウンド分の提出履歴は省略しています）")
+    return "\n\n".join(blocks)
+
+
+def _ranking_entry(entry: Mapping[str, Any], index: int) -> tuple[str, str, float, int]:
+    missing = [key for key in RANKING_KEYS if key not in entry]
+    if missing:
+        raise ValueError(f"ranking entry {index} has no {missing[0]!r}")
+    return (
+        str(entry["team_id"]),
+        str(entry["team_name"]),
+        float(entry["max_score"]),
+        int(entry["total_rounds"]),
+    )
+
+
+def _ranking_line(rank: int, entry: tuple[str, str, float, int], own: bool) -> str:
+    _, name, score, rounds = entry
+    if own:
+        return f"**#{rank} {name} (あなたのチーム) - スコア: {score:.2f}/100 (ラウンド数: {rounds})**"
+    return f"#{rank} {name} - スコア: {score:.2f}/100 (ラウンド数: {rounds})"
+
+
+def _omitted_line(count: int) -> str:
+    return f"…（{count}チーム省略）"
+
+
+def format_ranking_table(
+    ranking: Sequence[Mapping[str, Any]],
+    team_id: str,
+    team_name: str,
+    *,
+    max_teams: int | None = None,
+) -> str:
+    """The leaderboard as one line per team, the caller's own team in bold.
+
+    Args:
+        ranking: entries `{"team_id", "team_name", "max_score", "total_rounds"}`, best first
+            (the store's order is the rank).
+        team_id: the caller's team; its line is bold and marked "(あなたのチーム)".
+        team_name: the caller's team name (kept for the seed's signature; lines show the
+            name recorded in the ranking, which is the same).
+        max_teams: show only the top N teams, plus the caller's own line when it ranks
+            below N; "…（K チーム省略）" lines mark the teams left out.
+
+    Returns:
+        The table, or "現在はランキング情報がありません。" when the ranking is empty.
+
+    Raises:
+        ValueError: an entry lacks one of the four keys, or max_teams < 1.
+    """
+    _check_limit("max_teams", max_teams)
+    if not ranking:
+        return NO_RANKING_TEXT
+    entries = [_ranking_entry(entry, i) for i, entry in enumerate(ranking)]
+    limit = len(entries) if max_teams is None else min(max_teams, len(entries))
+    lines = [_ranking_line(i + 1, e, e[0] == team_id) for i, e in enumerate(entries[:limit])]
+    if limit == len(entries):
+        return "\n".join(lines)
+    own = next((i for i in range(limit, len(entries)) if entries[i][0] == team_id), None)
+    if own is None:
+        lines.append(_omitted_line(len(entries) - limit))
+        return "\n".join(lines)
+    if own > limit:
+        lines.append(_omitted_line(own - limit))
+    lines.append(_ranking_line(own + 1, entries[own], True))
+    if own + 1 < len(entries):
+        lines.append(_omitted_line(len(entries) - own - 1))
+    return "\n".join(lines)
+
+
+def find_team_position(ranking: Sequence[Mapping[str, Any]], team_id: str) -> int | None:
+    """The 1-based rank of `team_id` in an ordered ranking, or None if it is not ranked."""
+    for index, entry in enumerate(ranking):
+        if entry.get("team_id") == team_id:
+            return index + 1
+    return None
+
+
+def generate_position_message(position: int, total_teams: int) -> str:
+    """A message about the team's rank (seed 001 §2.3).
+
+    Raises:
+        ValueError: "Invalid total_teams" if total_teams < 1; "Invalid position" if
+            position is outside 1..total_teams.
+    """
+    if total_teams < 1:
+        raise ValueError("Invalid total_teams")
+    if position < 1 or position > total_teams:
+        raise ValueError("Invalid position")
+    if position == 1:
+        return "🏆 現在、あなたのチームは1位です！この調子で頑張ってください。"
+    if position <= 3:
+        return f"現在、{total_teams}チーム中{position}位です。素晴らしい成績です！"
+    return f"現在、{total_teams}チーム中{position}位です。"
+
+
+def timezone_from_env() -> tzinfo:
+    """The time zone named by $TZ.
+
+    Unset → UTC. Set but empty → UTC as well (what POSIX/glibc do with TZ="").
+    A leading ":" (POSIX "TZ=:Area/City") is accepted. Anything that is not an
+    IANA zone name is an error.
+
+    Raises:
+        ValueError: "Invalid timezone in TZ environment variable: {value}. Valid examples: ..."
+    """
+    value = os.environ.get(TZ_ENV_VAR)
+    if value is None or value == "":
+        return UTC
+    key = value.removeprefix(":")
+    try:
+        return ZoneInfo(key)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValueError(INVALID_TZ_MESSAGE.format(value=value)) from None
+
+
+def get_current_datetime_with_timezone(*, now: datetime | None = None) -> str:
+    """The current time in $TZ as ISO 8601 with offset, e.g. "2025-11-19T21:34:56.789012+09:00".
+
+    Microseconds are always written, so the format does not change with the clock.
+    `now` (an aware datetime) replaces the clock, for tests.
+
+    Raises:
+        ValueError: $TZ is not a valid time zone (see `timezone_from_env`).
+    """
+    tz = timezone_from_env()
+    moment = datetime.now(tz) if now is None else now.astimezone(tz)
+    return moment.isoformat(timespec="microseconds")

@@ -1,0 +1,431 @@
+"""`AggregationStore`: executions, rounds and the leaderboard in one DuckDB file.
+
+Every public method is a coroutine that runs its DuckDB work in a worker
+thread, so the event loop never waits on disk or on a lock. Connection
+lifetime (why the file is opened on demand and closed when idle) is
+explained in `_connection`; retries on another process's lock in `retry`.
+
+Ranking reads `team_standings`, a per-team summary rewritten in the same
+transaction as the leader_board row it derives from. The direct aggregate
+over leader_board needs an index lookup plus a row fetch per round per
+column; at 640k rows that measured 4–7 ms p95, against a 5 ms budget,
+whereas the summary (one row per team) answers in about 1 ms. Both are
+exact for any committed snapshot because they change together. A ranking
+restricted to earlier rounds (`max_round`) cannot use the summary and takes
+the direct aggregate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import duckdb
+from pydantic_core import to_json
+
+from mixseek.errors import ConfigError
+from mixseek.round_controller.models import RoundState
+from mixseek.storage import _sql as sql
+from mixseek.storage._connection import Connector
+from mixseek.storage.errors import RecordNotFoundError, StorageError, StoreBusyError
+from mixseek.storage.models import (
+    ExecutionRecord,
+    LeaderBoardRow,
+    RoundHistoryRecord,
+    RoundRecord,
+    RoundStatusRecord,
+    as_utc,
+)
+from mixseek.storage.retry import RetryPolicy, is_transient
+from mixseek.storage.schema import EXECUTION_STATUSES
+
+T = TypeVar("T")
+Conn = duckdb.DuckDBPyConnection
+
+DB_FILE_NAME = "mixseek.db"
+WORKSPACE_ENV = "MIXSEEK_WORKSPACE"
+
+
+def default_db_path() -> Path:
+    """`$MIXSEEK_WORKSPACE/mixseek.db`."""
+    workspace = os.environ.get(WORKSPACE_ENV)
+    if not workspace:
+        raise ConfigError(WORKSPACE_ENV, None, "not set: pass db_path or set MIXSEEK_WORKSPACE")
+    return Path(workspace) / DB_FILE_NAME
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else to_json(value).decode("utf-8")
+
+
+def _load(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _dicts(conn: Conn, query: str, params: Sequence[object]) -> list[dict[str, Any]]:
+    cursor = conn.execute(query, list(params))
+    names = [column[0] for column in cursor.description or ()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _execution(row: dict[str, Any]) -> ExecutionRecord:
+    return ExecutionRecord(**{**row, "config": _load(row["config"]) or {}, "summary": _load(row["summary"])})
+
+
+class AggregationStore:
+    """The DuckDB store of one workspace (or of any file given as `db_path`).
+
+    `read_only=True` opens the file read-only, so any number of such readers
+    may run beside each other (never beside a writer's open connection); it
+    refuses writes and does not upgrade the schema. `idle_close_seconds=0`
+    closes the file after every operation.
+    """
+
+    def __init__(
+        self,
+        db_path: str | Path | None = None,
+        *,
+        read_only: bool = False,
+        idle_close_seconds: float = 0.05,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        path = Path(db_path) if db_path is not None else default_db_path()
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._connector = Connector(path, read_only=read_only, idle_close_seconds=idle_close_seconds)
+        self._retry = retry if retry is not None else RetryPolicy()
+
+    @property
+    def db_path(self) -> Path:
+        return self._connector.path
+
+    @property
+    def read_only(self) -> bool:
+        return self._connector.read_only
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the store holds the file open right now."""
+        return self._connector.is_open
+
+    @property
+    def connections_opened(self) -> int:
+        return self._connector.opened
+
+    # -- lifecycle ------------------------------------------------------------
+
+    async def initialize(self) -> None:
+        """Open the file now (creating or upgrading its schema) instead of on first use."""
+        await self._call(lambda conn: None, write=False)
+
+    def close(self) -> None:
+        """Release the file at once; the next operation opens it again."""
+        self._connector.close()
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self._connector.close)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def _call(self, work: Callable[[Conn], T], *, write: bool) -> T:
+        if write and self.read_only:
+            raise StorageError(f"{self.db_path}: store is read-only")
+        retry_index = 0
+        while True:
+            try:
+                return await asyncio.to_thread(self._connector.run, work, transaction=write)
+            except duckdb.Error as exc:
+                if not is_transient(exc):
+                    raise
+                if retry_index + 1 >= self._retry.attempts:
+                    attempts = self._retry.attempts
+                    raise StoreBusyError(
+                        f"{self.db_path}: database stayed locked through {attempts} attempts: {exc}"
+                    ) from exc
+                await asyncio.sleep(self._retry.delay(retry_index))
+                retry_index += 1
+
+    # -- executions -----------------------------------------------------------
+
+    async def create_execution(self, execution_id: str, user_prompt: str, config: dict[str, Any]) -> None:
+        """Record a new execution with status 'running'."""
+
+        def work(conn: Conn) -> None:
+            conn.execute(
+                "INSERT INTO executions (execution_id, user_prompt, status, config, started_at) "
+                "VALUES (?, ?, 'running', ?, ?)",
+                [execution_id, user_prompt, _json(config), _now()],
+            )
+
+        await self._call(work, write=True)
+
+    async def finish_execution(
+        self, execution_id: str, status: str, summary: dict[str, Any], *, ended_at: datetime | None = None
+    ) -> None:
+        if status not in EXECUTION_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(EXECUTION_STATUSES)}, got {status!r}")
+        ended = as_utc(ended_at) if ended_at is not None else _now()
+
+        def work(conn: Conn) -> None:
+            updated = conn.execute(
+                "UPDATE executions SET status = ?, summary = ?, ended_at = ? WHERE execution_id = ? "
+                "RETURNING execution_id",
+                [status, _json(summary), ended, execution_id],
+            ).fetchall()
+            if not updated:
+                raise RecordNotFoundError(f"no execution {execution_id!r}")
+
+        await self._call(work, write=True)
+
+    async def get_execution(self, execution_id: str) -> ExecutionRecord | None:
+        query = f"SELECT {sql.EXECUTION_COLUMNS} FROM executions WHERE execution_id = ?"
+        rows = await self._call(lambda conn: _dicts(conn, query, [execution_id]), write=False)
+        return _execution(rows[0]) if rows else None
+
+    async def list_executions(self, limit: int = 50) -> list[ExecutionRecord]:
+        """The most recently started executions first."""
+        query = (
+            f"SELECT {sql.EXECUTION_COLUMNS} FROM executions "
+            "ORDER BY started_at DESC, execution_id DESC LIMIT ?"
+        )
+        rows = await self._call(lambda conn: _dicts(conn, query, [limit]), write=False)
+        return [_execution(row) for row in rows]
+
+    # -- rounds ---------------------------------------------------------------
+
+    async def save_round(self, record: RoundRecord) -> None:
+        """Write round_history, leader_board and round_status for one round, all or nothing.
+
+        Saving a round that is already stored replaces its rows (its `is_final`
+        flag is cleared with them).
+        """
+        key = [record.execution_id, record.team_id, record.round_number]
+
+        def work(conn: Conn) -> None:
+            for statement in sql.DELETE_ROUND:
+                conn.execute(statement, key)
+            conn.execute(
+                sql.INSERT_ROUND_HISTORY,
+                [
+                    record.execution_id,
+                    record.team_id,
+                    record.team_name,
+                    record.round_number,
+                    record.message_history,
+                    _json(record.member_submissions_record),
+                ],
+            )
+            conn.execute(
+                sql.INSERT_LEADER_BOARD,
+                [
+                    record.execution_id,
+                    record.team_id,
+                    record.team_name,
+                    record.round_number,
+                    record.evaluation_score,
+                    record.evaluation_feedback,
+                    _json(record.score_details),
+                    record.submission_content,
+                    record.submission_format,
+                    _json(record.usage_info),
+                ],
+            )
+            conn.execute(
+                sql.INSERT_ROUND_STATUS,
+                [
+                    *key,
+                    as_utc(record.started_at),
+                    as_utc(record.ended_at),
+                    record.should_continue,
+                    record.judgment_reasoning,
+                    record.judgment_confidence,
+                    record.exit_reason,
+                ],
+            )
+            for statement in sql.REFRESH_STANDINGS:
+                conn.execute(statement, [record.execution_id, record.team_id])
+
+        await self._call(work, write=True)
+
+    async def mark_round_started(
+        self, execution_id: str, team_id: str, round_number: int, *, started_at: datetime | None = None
+    ) -> None:
+        """Record that a team's round is under way (round_status 'running')."""
+        started = as_utc(started_at) if started_at is not None else _now()
+        params = [execution_id, team_id, round_number, "running", started, None, None]
+        await self._call(lambda conn: conn.execute(sql.UPSERT_ROUND_STATUS, params).fetchall(), write=True)
+
+    async def mark_round_failed(
+        self,
+        execution_id: str,
+        team_id: str,
+        round_number: int,
+        status: str,
+        error_message: str,
+        *,
+        ended_at: datetime | None = None,
+    ) -> None:
+        """Record that a team's round ended in 'failed' or 'timeout'.
+
+        Creates the round_status row if the round never saved; leaves any
+        leader_board row of the round as it is.
+        """
+        if status not in ("failed", "timeout"):
+            raise ValueError(f"status must be 'failed' or 'timeout', got {status!r}")
+        ended = as_utc(ended_at) if ended_at is not None else _now()
+        params = [execution_id, team_id, round_number, status, None, ended, error_message]
+        await self._call(lambda conn: conn.execute(sql.UPSERT_ROUND_STATUS, params).fetchall(), write=True)
+
+    async def update_judgment(
+        self,
+        execution_id: str,
+        team_id: str,
+        round_number: int,
+        should_continue: bool,
+        reasoning: str,
+        confidence: float,
+        exit_reason: str | None = None,
+    ) -> None:
+        """Store the judgment made after a saved round (`confidence` within 0..1)."""
+        if not 0.0 <= confidence <= 1.0:
+            raise ValueError(f"confidence must be within 0..1, got {confidence}")
+        params = [should_continue, reasoning, confidence, exit_reason, execution_id, team_id, round_number]
+
+        def work(conn: Conn) -> None:
+            if not conn.execute(sql.UPDATE_JUDGMENT, params).fetchall():
+                raise RecordNotFoundError(f"no round {round_number} of team {team_id!r} in {execution_id!r}")
+
+        await self._call(work, write=True)
+
+    async def mark_final(self, execution_id: str, team_id: str, round_number: int) -> None:
+        """Flag this round as the team's final submission and unflag the team's other rounds."""
+        key = [execution_id, team_id, round_number]
+
+        def work(conn: Conn) -> None:
+            exists = conn.execute(f"SELECT count(*) FROM leader_board WHERE {sql.KEY}", key).fetchone()
+            if exists is None or exists[0] == 0:
+                raise RecordNotFoundError(
+                    f"no leader_board row for round {round_number} of team {team_id!r} in {execution_id!r}"
+                )
+            conn.execute(
+                "UPDATE leader_board SET is_final = (round_number = ?) "
+                "WHERE execution_id = ? AND team_id = ?",
+                [round_number, execution_id, team_id],
+            )
+
+        await self._call(work, write=True)
+
+    async def rebuild_standings(self) -> None:
+        """Recompute every team's standings from leader_board (after a bulk load with plain SQL)."""
+
+        def work(conn: Conn) -> None:
+            for statement in sql.REBUILD_ALL_STANDINGS:
+                conn.execute(statement)
+
+        await self._call(work, write=True)
+
+    # -- reads ----------------------------------------------------------------
+
+    async def get_leader_board_ranking(
+        self, execution_id: str, *, max_round: int | None = None
+    ) -> list[dict[str, Any]]:
+        """One entry per team with rounds on the board, best first.
+
+        Order: `max_score` descending; on equal scores the team whose best
+        score came in the later round; then `team_id`. Entries are
+        `{"team_id", "team_name", "max_score", "total_rounds"}`. With
+        `max_round`, only rounds up to it count (a round-barrier snapshot).
+        """
+        params: list[object] = [execution_id]
+        if max_round is None:
+            query = sql.RANKING
+        else:
+            query = sql.RANKING_UP_TO_ROUND
+            params.append(max_round)
+        rows = await self._call(lambda conn: conn.execute(query, params).fetchall(), write=False)
+        return [
+            {"team_id": team_id, "team_name": name, "max_score": float(score), "total_rounds": int(rounds)}
+            for team_id, name, score, rounds in rows
+        ]
+
+    async def get_team_submission_history(
+        self, execution_id: str, team_id: str, *, before_round: int | None = None
+    ) -> list[RoundState]:
+        """The team's scored rounds (those before `before_round`, if given), by round number."""
+        limit = before_round if before_round is not None else 2**31 - 1
+        rows = await self._call(
+            lambda conn: conn.execute(sql.SUBMISSION_HISTORY, [execution_id, team_id, limit]).fetchall(),
+            write=False,
+        )
+        return [
+            RoundState(
+                round_number=number,
+                submission_content=content,
+                evaluation_score=score,
+                score_details=_load(details) or {},
+                evaluation_feedback=feedback,
+                round_started_at=started,
+                round_ended_at=ended,
+            )
+            for number, content, score, details, feedback, started, ended in rows
+        ]
+
+    async def get_round_history(
+        self, execution_id: str, team_id: str, round_number: int
+    ) -> RoundHistoryRecord | None:
+        query = (
+            "SELECT id, execution_id, team_id, team_name, round_number, message_history, "
+            f"member_submissions_record, created_at FROM round_history WHERE {sql.KEY}"
+        )
+        rows = await self._call(
+            lambda conn: _dicts(conn, query, [execution_id, team_id, round_number]), write=False
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return RoundHistoryRecord(
+            **{**row, "member_submissions_record": _load(row["member_submissions_record"])}
+        )
+
+    async def get_leader_board(self, execution_id: str) -> list[LeaderBoardRow]:
+        """Every leader_board row of the execution, by round number then team_id."""
+        query = (
+            f"SELECT {sql.LEADER_BOARD_COLUMNS} FROM leader_board WHERE execution_id = ? "
+            "ORDER BY round_number, team_id"
+        )
+        rows = await self._call(lambda conn: _dicts(conn, query, [execution_id]), write=False)
+        return [
+            LeaderBoardRow(
+                **{
+                    **row,
+                    "score_details": _load(row["score_details"]) or {},
+                    "usage_info": _load(row["usage_info"]),
+                }
+            )
+            for row in rows
+        ]
+
+    async def get_round_statuses(self, execution_id: str) -> list[RoundStatusRecord]:
+        """Every round_status row of the execution, by round number then team_id."""
+        query = (
+            f"SELECT {sql.ROUND_STATUS_COLUMNS} FROM round_status WHERE execution_id = ? "
+            "ORDER BY round_number, team_id"
+        )
+        rows = await self._call(lambda conn: _dicts(conn, query, [execution_id]), write=False)
+        return [RoundStatusRecord(**row) for row in rows]

@@ -1,0 +1,111 @@
+"""What the store saves and returns.
+
+JSON columns come back as Python values (dicts), except `message_history`,
+which stays the JSON text the caller produced: the store never needs to
+understand pydantic-ai messages, so it does not import pydantic-ai.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ExecutionStatus = Literal["running", "completed", "partial_failure", "failed", "interrupted"]
+RoundStatusValue = Literal["running", "completed", "failed", "timeout"]
+
+
+def as_utc(value: datetime) -> datetime:
+    """Aware datetimes are converted to UTC; naive ones are taken to be UTC already."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RoundRecord(_Record):
+    """Everything one finished round of one team produced: the input of `save_round`."""
+
+    execution_id: str = Field(min_length=1)
+    team_id: str = Field(min_length=1)
+    team_name: str = Field(min_length=1)
+    round_number: int = Field(ge=1)
+    submission_content: str
+    submission_format: str = "structured_json"
+    evaluation_score: float = Field(ge=0.0, le=100.0)
+    evaluation_feedback: str | None = None
+    score_details: dict[str, Any] = Field(default_factory=dict)
+    usage_info: dict[str, Any] = Field(default_factory=dict)
+    message_history: str | None = Field(
+        default=None, description="pydantic-ai message history, already serialised to JSON"
+    )
+    member_submissions_record: dict[str, Any] = Field(default_factory=dict)
+    started_at: datetime
+    ended_at: datetime
+    should_continue: bool | None = None
+    judgment_reasoning: str | None = None
+    judgment_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    exit_reason: str | None = None
+
+    @field_validator("message_history", mode="before")
+    @classmethod
+    def _decode_bytes(cls, value: object) -> object:
+        # ModelMessagesTypeAdapter.dump_json() returns bytes.
+        if isinstance(value, bytes | bytearray):
+            return bytes(value).decode("utf-8")
+        return value
+
+
+class ExecutionRecord(_Record):
+    execution_id: str
+    user_prompt: str
+    status: ExecutionStatus
+    config: dict[str, Any]
+    started_at: datetime
+    ended_at: datetime | None
+    summary: dict[str, Any] | None
+
+
+class LeaderBoardRow(_Record):
+    id: int
+    execution_id: str
+    team_id: str
+    team_name: str
+    round_number: int
+    evaluation_score: float
+    evaluation_feedback: str | None
+    score_details: dict[str, Any]
+    submission_content: str
+    submission_format: str | None
+    usage_info: dict[str, Any] | None
+    is_final: bool
+    created_at: datetime
+
+
+class RoundHistoryRecord(_Record):
+    id: int
+    execution_id: str
+    team_id: str
+    team_name: str
+    round_number: int
+    message_history: str | None = Field(description="JSON text exactly as saved")
+    member_submissions_record: dict[str, Any] | None
+    created_at: datetime
+
+
+class RoundStatusRecord(_Record):
+    execution_id: str
+    team_id: str
+    round_number: int
+    status: RoundStatusValue
+    started_at: datetime | None
+    ended_at: datetime | None
+    should_continue: bool | None
+    judgment_reasoning: str | None
+    judgment_confidence: float | None
+    exit_reason: str | None
+    error_message: str | None

@@ -1,0 +1,206 @@
+"""Database schema: DDL as an ordered list of forward migrations.
+
+A file records every migration applied to it in `schema_version`. Opening a
+file read-write applies the missing migrations, all in one transaction, so
+a file is never left half-upgraded. A file whose version is newer than the
+code is refused with a clear error rather than misread.
+
+To change the schema, append `Migration(version=N + 1, ...)` to
+`MIGRATIONS`; never edit a migration that has been released, since files
+in users' workspaces already carry it.
+
+Deviations from seed 004, per DESIGN.md decisions 1 and 2: every table has
+`execution_id` and uniqueness is per `(execution_id, team_id,
+round_number)`; scores are 0–100. `team_standings` is not in the seeds: it
+holds each team's best score per execution, rewritten inside the same
+transaction as the leader_board row it summarises (see
+`aggregation_store` for why).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mixseek.storage.errors import SchemaVersionError
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
+EXECUTION_STATUSES = ("running", "completed", "partial_failure", "failed", "interrupted")
+ROUND_STATUSES = ("running", "completed", "failed", "timeout")
+
+
+def _sql_list(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One forward step: the statements that take a file from `version - 1` to `version`."""
+
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+_INITIAL_SCHEMA: tuple[str, ...] = (
+    f"""
+    CREATE TABLE executions (
+        execution_id TEXT PRIMARY KEY,
+        user_prompt TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ({_sql_list(EXECUTION_STATUSES)})),
+        config JSON,
+        started_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+        ended_at TIMESTAMPTZ,
+        summary JSON
+    )
+    """,
+    "CREATE SEQUENCE round_history_id_seq",
+    """
+    CREATE TABLE round_history (
+        id BIGINT PRIMARY KEY DEFAULT nextval('round_history_id_seq'),
+        execution_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        team_name TEXT NOT NULL,
+        round_number INTEGER NOT NULL CHECK (round_number >= 1),
+        message_history JSON,
+        member_submissions_record JSON,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+        UNIQUE (execution_id, team_id, round_number)
+    )
+    """,
+    "CREATE SEQUENCE leader_board_id_seq",
+    """
+    CREATE TABLE leader_board (
+        id BIGINT PRIMARY KEY DEFAULT nextval('leader_board_id_seq'),
+        execution_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        team_name TEXT NOT NULL,
+        round_number INTEGER NOT NULL CHECK (round_number >= 1),
+        evaluation_score DOUBLE NOT NULL CHECK (evaluation_score BETWEEN 0 AND 100),
+        evaluation_feedback TEXT,
+        score_details JSON,
+        submission_content TEXT NOT NULL,
+        submission_format TEXT DEFAULT 'structured_json',
+        usage_info JSON,
+        is_final BOOLEAN NOT NULL DEFAULT FALSE,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+        UNIQUE (execution_id, team_id, round_number)
+    )
+    """,
+    "CREATE INDEX idx_leader_board_execution ON leader_board (execution_id)",
+    f"""
+    CREATE TABLE round_status (
+        execution_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        round_number INTEGER NOT NULL CHECK (round_number >= 1),
+        status TEXT NOT NULL CHECK (status IN ({_sql_list(ROUND_STATUSES)})),
+        started_at TIMESTAMPTZ,
+        ended_at TIMESTAMPTZ,
+        should_continue BOOLEAN,
+        judgment_reasoning TEXT,
+        judgment_confidence DOUBLE,
+        exit_reason TEXT,
+        error_message TEXT,
+        UNIQUE (execution_id, team_id, round_number)
+    )
+    """,
+    """
+    CREATE TABLE team_standings (
+        execution_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        team_name TEXT NOT NULL,
+        max_score DOUBLE NOT NULL,
+        best_round INTEGER NOT NULL,
+        total_rounds INTEGER NOT NULL,
+        PRIMARY KEY (execution_id, team_id)
+    )
+    """,
+    "CREATE INDEX idx_team_standings_execution ON team_standings (execution_id)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", _INITIAL_SCHEMA),)
+
+CURRENT_VERSION = MIGRATIONS[-1].version
+
+_VERSION_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER PRIMARY KEY,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+    description TEXT
+)
+"""
+
+
+def _check_sequence(migrations: tuple[Migration, ...]) -> None:
+    for expected, migration in enumerate(migrations, start=1):
+        if migration.version != expected:
+            raise ValueError(
+                f"migration versions must run 1, 2, 3, ...: found {migration.version} at {expected}"
+            )
+
+
+def read_version(conn: DuckDBPyConnection) -> int:
+    """The schema version of the open file; 0 when it has never been migrated."""
+    exists = conn.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_version' AND schema_name = 'main'"
+    ).fetchone()
+    if exists is None or exists[0] == 0:
+        return 0
+    row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def _refuse_newer(found: int, latest: int, where: str) -> None:
+    if found > latest:
+        raise SchemaVersionError(
+            f"{where}: database schema version {found} is newer than this mixseek supports "
+            f"(up to {latest}); upgrade mixseek to open it"
+        )
+
+
+def check_schema(
+    conn: DuckDBPyConnection, where: str, migrations: tuple[Migration, ...] = MIGRATIONS
+) -> None:
+    """For read-only connections: the file must be exactly at the code's version."""
+    latest = migrations[-1].version
+    found = read_version(conn)
+    _refuse_newer(found, latest, where)
+    if found < latest:
+        raise SchemaVersionError(
+            f"{where}: database schema version {found} is older than this mixseek needs ({latest}); "
+            "open it read-write once to upgrade it"
+        )
+
+
+def migrate(conn: DuckDBPyConnection, where: str, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
+    """Bring the file up to the newest migration; returns the resulting version.
+
+    `where` names the file in error messages. All pending migrations run in
+    one transaction: either the file ends at the newest version or it is
+    unchanged.
+    """
+    _check_sequence(migrations)
+    latest = migrations[-1].version
+    found = read_version(conn)
+    _refuse_newer(found, latest, where)
+    if found == latest:
+        return found
+    conn.begin()
+    try:
+        conn.execute(_VERSION_TABLE)
+        for migration in migrations[found:]:
+            for statement in migration.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_version (version, description) VALUES (?, ?)",
+                [migration.version, migration.description],
+            )
+        conn.commit()
+    except Exception as exc:
+        conn.rollback()
+        raise SchemaVersionError(
+            f"{where}: cannot upgrade database schema from version {found} to {latest}: {exc}"
+        ) from exc
+    return latest

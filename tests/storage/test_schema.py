@@ -1,0 +1,153 @@
+"""Schema creation and forward migrations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from mixseek.errors import MixseekError
+from mixseek.storage import AggregationStore, SchemaVersionError
+from mixseek.storage.schema import CURRENT_VERSION, MIGRATIONS, Migration, migrate, read_version
+
+TABLES = ["executions", "leader_board", "round_history", "round_status", "schema_version", "team_standings"]
+
+
+def tables(path: Path) -> list[str]:
+    conn = duckdb.connect(str(path), read_only=True)
+    try:
+        rows = conn.execute("SELECT table_name FROM duckdb_tables() ORDER BY table_name").fetchall()
+    finally:
+        conn.close()
+    return [name for (name,) in rows]
+
+
+def versions(path: Path) -> list[tuple[int, str]]:
+    conn = duckdb.connect(str(path), read_only=True)
+    try:
+        return conn.execute("SELECT version, description FROM schema_version ORDER BY version").fetchall()
+    finally:
+        conn.close()
+
+
+def test_current_version_is_the_last_migration() -> None:
+    assert CURRENT_VERSION == 1
+    assert [m.version for m in MIGRATIONS] == [1]
+
+
+async def test_new_file_gets_the_full_schema(db_path: Path) -> None:
+    async with AggregationStore(db_path) as store:
+        await store.initialize()
+    assert tables(db_path) == TABLES
+    assert versions(db_path) == [(1, "initial schema")]
+
+
+async def test_reopening_does_not_migrate_again(db_path: Path) -> None:
+    for _ in range(2):
+        async with AggregationStore(db_path) as store:
+            await store.create_execution(f"exec-{store.connections_opened}", "p", {})
+    assert versions(db_path) == [(1, "initial schema")]
+
+
+async def test_version_0_file_is_upgraded_and_keeps_its_data(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = duckdb.connect(str(db_path))
+    conn.execute("CREATE TABLE notes (text TEXT)")
+    conn.execute("INSERT INTO notes VALUES ('kept')")
+    assert read_version(conn) == 0
+    conn.close()
+
+    async with AggregationStore(db_path) as store:
+        await store.create_execution("exec-1", "p", {})
+    assert tables(db_path) == ["executions", "leader_board", "notes", *TABLES[2:]]
+    assert versions(db_path) == [(1, "initial schema")]
+    conn = duckdb.connect(str(db_path), read_only=True)
+    assert conn.execute("SELECT text FROM notes").fetchall() == [("kept",)]
+    conn.close()
+
+
+def test_older_file_is_upgraded_to_the_next_migration(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    conn = duckdb.connect(path)
+    assert migrate(conn, path) == 1
+    conn.execute("INSERT INTO executions (execution_id, user_prompt) VALUES ('exec-1', 'p')")
+    later = (
+        *MIGRATIONS,
+        Migration(2, "executions.tag", ("ALTER TABLE executions ADD COLUMN tag TEXT DEFAULT 'none'",)),
+        Migration(3, "tag index", ("CREATE INDEX idx_executions_tag ON executions (tag)",)),
+    )
+    assert migrate(conn, path, later) == 3
+    assert conn.execute("SELECT execution_id, tag FROM executions").fetchall() == [("exec-1", "none")]
+    assert conn.execute("SELECT version, description FROM schema_version ORDER BY version").fetchall() == [
+        (1, "initial schema"),
+        (2, "executions.tag"),
+        (3, "tag index"),
+    ]
+    assert migrate(conn, path, later) == 3
+    conn.close()
+
+
+def test_failed_migration_leaves_the_file_unchanged(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    conn = duckdb.connect(path)
+    migrate(conn, path)
+    broken = (
+        *MIGRATIONS,
+        Migration(2, "half", ("ALTER TABLE executions ADD COLUMN tag TEXT", "SELECT * FROM no_such_table")),
+    )
+    with pytest.raises(SchemaVersionError, match=r"cannot upgrade database schema from version 1 to 2: .*no_such_table"):
+        migrate(conn, path, broken)
+    assert read_version(conn) == 1
+    columns = conn.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'executions'").fetchall()
+    assert ("tag",) not in columns
+    conn.close()
+
+
+def test_failed_first_migration_creates_nothing(tmp_path: Path) -> None:
+    path = str(tmp_path / "m.db")
+    conn = duckdb.connect(path)
+    broken = (Migration(1, "bad", ("CREATE TABLE a (x INTEGER)", "CREATE TABLE a (y INTEGER)")),)
+    with pytest.raises(SchemaVersionError, match="from version 0 to 1"):
+        migrate(conn, path, broken)
+    assert conn.execute("SELECT count(*) FROM duckdb_tables()").fetchall() == [(0,)]
+    conn.close()
+
+
+def test_migration_versions_must_be_consecutive(tmp_path: Path) -> None:
+    conn = duckdb.connect(str(tmp_path / "m.db"))
+    with pytest.raises(ValueError, match="found 3 at 2"):
+        migrate(conn, "m.db", (*MIGRATIONS, Migration(3, "gap", ())))
+    conn.close()
+
+
+async def test_newer_file_is_refused_with_a_clear_error(db_path: Path) -> None:
+    async with AggregationStore(db_path) as store:
+        await store.initialize()
+    conn = duckdb.connect(str(db_path))
+    conn.execute("INSERT INTO schema_version (version, description) VALUES (7, 'from the future')")
+    conn.close()
+
+    for read_only in (False, True):
+        store = AggregationStore(db_path, read_only=read_only)
+        with pytest.raises(SchemaVersionError) as caught:
+            await store.get_leader_board_ranking("exec-1")
+        assert isinstance(caught.value, MixseekError)
+        assert str(caught.value) == (
+            f"{db_path}: database schema version 7 is newer than this mixseek supports (up to 1); "
+            "upgrade mixseek to open it"
+        )
+        assert not store.is_open
+
+
+async def test_read_only_store_does_not_upgrade(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    duckdb.connect(str(db_path)).close()
+    reader = AggregationStore(db_path, read_only=True)
+    with pytest.raises(SchemaVersionError) as caught:
+        await reader.initialize()
+    assert str(caught.value) == (
+        f"{db_path}: database schema version 0 is older than this mixseek needs (1); "
+        "open it read-write once to upgrade it"
+    )
+    assert tables(db_path) == []
