@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import random
 import statistics
@@ -39,8 +40,6 @@ TARGET_MS = 5.0
 
 def execution_id(index: int) -> str:
     """The id of the index-th generated execution (the same hex digest SQL builds below)."""
-    import hashlib
-
     return hashlib.md5(f"exec-{index}".encode()).hexdigest()
 
 
@@ -52,7 +51,8 @@ def populate(path: Path, executions: int, teams: int, rounds: int) -> int:
             """
             INSERT INTO executions (execution_id, user_prompt, status, config, started_at, ended_at, summary)
             SELECT md5('exec-' || e), 'benchmark prompt ' || e, 'completed', '{}',
-                   TIMESTAMPTZ '2025-01-01' + to_seconds(e * 60), TIMESTAMPTZ '2025-01-01' + to_seconds(e * 60 + 30),
+                   TIMESTAMPTZ '2025-01-01' + to_seconds(e * 60),
+                   TIMESTAMPTZ '2025-01-01' + to_seconds(e * 60 + 30),
                    '{"best": 0}'
             FROM range(?) AS t(e)
             """,
@@ -93,7 +93,9 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--executions", type=int, default=1000)
     parser.add_argument("--teams", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=10)

@@ -41,4 +41,6 @@ class MissingCredentialsError(MixseekError):
         self.model = model
         self.role = role
         self.env_var = env_var
-        super().__init__(f"model '{model}' for {role} needs credentials: set the environment variable {env_var}")
+        super().__init__(
+            f"model '{model}' for {role} needs credentials: set the environment variable {env_var}"
+        )

@@ -12,12 +12,9 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import TypeVar
+from typing import Any
 
 from mixseek.errors import MixseekError
-
-T = TypeVar("T")
-
 
 def _load_file(class_path: str, file: Path) -> ModuleType:
     if not file.is_file():
@@ -39,7 +36,7 @@ def _load_file(class_path: str, file: Path) -> ModuleType:
     return module
 
 
-def load_class(class_path: str, base: type[T], *, base_dir: Path | None = None) -> type[T]:
+def load_class(class_path: str, base: type, *, base_dir: Path | None = None) -> type[Any]:
     """The class at `class_path`, which must subclass `base`."""
     module_part, sep, class_name = class_path.rpartition(":")
     if not sep or not module_part or not class_name:
@@ -53,10 +50,14 @@ def load_class(class_path: str, base: type[T], *, base_dir: Path | None = None) 
         try:
             module = importlib.import_module(module_part)
         except ImportError as exc:
-            raise MixseekError(f"class_path '{class_path}': cannot import module '{module_part}': {exc}") from exc
+            raise MixseekError(
+                f"class_path '{class_path}': cannot import module '{module_part}': {exc}"
+            ) from exc
     cls = getattr(module, class_name, None)
     if cls is None:
         raise MixseekError(f"class_path '{class_path}': module has no attribute '{class_name}'")
     if not (isinstance(cls, type) and issubclass(cls, base)):
-        raise MixseekError(f"class_path '{class_path}': {class_name} must subclass {base.__module__}.{base.__name__}")
+        raise MixseekError(
+            f"class_path '{class_path}': {class_name} must subclass {base.__module__}.{base.__name__}"
+        )
     return cls

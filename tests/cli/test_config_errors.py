@@ -24,13 +24,17 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def test_sample_workspace_validates(runner: CliRunner, workspace: Path) -> None:
-    result = runner.invoke(app, ["config", "validate", "-w", str(workspace)], env={"OPENAI_API_KEY": "sk-test"})
+    result = runner.invoke(
+        app, ["config", "validate", "-w", str(workspace)], env={"OPENAI_API_KEY": "sk-test"}
+    )
     assert result.exit_code == 0, result.stderr
     assert "2 team(s): analysts, writers" in result.stdout
     assert result.stderr == ""
 
 
-def test_missing_credentials_is_a_warning_not_an_error(runner: CliRunner, workspace: Path, monkeypatch) -> None:
+def test_missing_credentials_is_a_warning_not_an_error(
+    runner: CliRunner, workspace: Path, monkeypatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     result = runner.invoke(app, ["config", "validate", "-w", str(workspace)])
     assert result.exit_code == 0
@@ -165,7 +169,8 @@ CASES: list[tuple[str, str, str, str, str]] = [
         "configs/agents/team-analysts.toml",
         'tool_description = "下書きの弱点や抜け漏れを指摘します。"',
         'tool_description = " "',
-        "configs/agents/team-analysts.toml: team.members[1].tool_description: tool_description cannot be empty",
+        "configs/agents/team-analysts.toml: team.members[1].tool_description: "
+        "tool_description cannot be empty",
     ),
     (
         "evaluator-partial-weights",
@@ -181,7 +186,8 @@ CASES: list[tuple[str, str, str, str, str]] = [
         'name = "coverage"',
         'name = "beauty"',
         "configs/evaluator.toml: evaluator.metrics[1]: unknown metric 'beauty': use one of "
-        'clarity_coherence, coverage, relevance, llm_plain or set class_path = "module:Class" for a custom metric',
+        "clarity_coherence, coverage, relevance, llm_plain "
+        'or set class_path = "module:Class" for a custom metric',
     ),
     (
         "judgment-wrong-type",
@@ -201,7 +207,9 @@ CASES: list[tuple[str, str, str, str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("file", "old", "new", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("file", "old", "new", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_bad_config_reports_one_clear_line(
     runner: CliRunner, workspace: Path, file: str, old: str, new: str, expected: str
 ) -> None:
@@ -234,7 +242,8 @@ def test_duplicate_team_id_across_files(runner: CliRunner, workspace: Path) -> N
     code, err = _validate(runner, workspace)
     assert code == 2
     assert err.splitlines()[0] == (
-        f"error: {workspace}/configs/agents/team-writers.toml: team.team_id: 'analysts' is also the team_id of "
+        f"error: {workspace}/configs/agents/team-writers.toml: team.team_id: "
+        "'analysts' is also the team_id of "
         f"{workspace}/configs/agents/team-analysts.toml"
     )
 

@@ -27,7 +27,9 @@ def user_text(messages: list[ModelMessage]) -> str:
     return "".join(str(p.content) for p in first.parts if isinstance(p, UserPromptPart))
 
 
-def scoring_model(score: float, comment: str, *, delay: float = 0.0, seen: list[str] | None = None) -> FunctionModel:
+def scoring_model(
+    score: float, comment: str, *, delay: float = 0.0, seen: list[str] | None = None
+) -> FunctionModel:
     async def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if seen is not None:
             seen.append(f"{info.instructions}|{user_text(messages)}")
@@ -70,7 +72,11 @@ async def test_three_metrics_run_concurrently_and_weights_combine_them() -> None
         ("coverage", 60, "不足あり", 0.3),
         ("relevance", 90, "的確", 0.2),
     ]
-    assert result.score_details == {"clarity_coherence": 80.0, "coverage": 60.0, "relevance": 90.0}
+    assert result.score_details == {
+        "clarity_coherence": {"score": 80.0, "comment": "明瞭"},
+        "coverage": {"score": 60.0, "comment": "不足あり"},
+        "relevance": {"score": 90.0, "comment": "的確"},
+    }
     assert result.feedback == "[clarity_coherence] 明瞭\n[coverage] 不足あり\n[relevance] 的確"
     assert (result.usage.requests, result.usage.input_tokens, result.usage.output_tokens) == (3, 33, 9)
     assert all(s.endswith("|TASK=課題\nSUBMISSION=回答") for s in seen)
@@ -96,7 +102,9 @@ async def test_out_of_range_score_is_sent_back_to_the_model_and_retried() -> Non
         nonlocal calls
         calls += 1
         score = 150 if calls == 1 else 70
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"score": score, "comment": "x"})])
+        return ModelResponse(
+            parts=[ToolCallPart(info.output_tools[0].name, {"score": score, "comment": "x"})]
+        )
 
     evaluator_settings = EvaluatorSettings(model="script:judge", metrics=[{"name": "llm_plain"}])  # type: ignore[list-item]
     with override_models({"script:judge": FunctionModel(fn)}):
@@ -126,7 +134,8 @@ async def test_custom_metric_class_from_a_file(tmp_path: Path) -> None:
         "from mixseek.evaluator.metrics import Metric, MetricOutcome\n"
         "class LengthMetric(Metric):\n"
         "    async def score(self, user_prompt, submission, evaluator_prompt):\n"
-        "        return MetricOutcome(score=min(100.0, len(submission) * 10.0), comment=f'{len(submission)} chars')\n",
+        "        n = len(submission)\n"
+        "        return MetricOutcome(score=min(100.0, n * 10.0), comment=f'{n} chars')\n",
         encoding="utf-8",
     )
     evaluator_settings = EvaluatorSettings(

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import mixseek
 from mixseek.prompt_builder import (
     PromptBuilder,
     PromptTemplateError,
@@ -476,6 +477,17 @@ def test_workspace_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     with pytest.raises(FileNotFoundError):
         UserPromptBuilder(tmp_path / "f")
+
+
+async def test_packaged_sample_config_gives_seed_output(workspace: Path, fixed_clock: str) -> None:
+    sample = Path(mixseek.__file__).parent / "config" / "samples" / "prompt_builder.toml"
+    if not sample.is_file():
+        pytest.skip("no packaged prompt_builder.toml sample")
+    write_config(workspace, sample.read_text(encoding="utf-8"))
+    builder = UserPromptBuilder(workspace)
+    assert builder.templates.team.source.endswith("prompt_builder.toml")
+    assert await builder.build_team_prompt(context(1)) == SEED_4_1
+    assert await builder.build_team_prompt(context(2, [seed_round_1()], store=seed_store())) == SEED_4_2
 
 
 def test_workspace_without_configs_dir_uses_defaults(tmp_path: Path) -> None:

@@ -75,4 +75,4 @@ def test_object_without_the_method_is_rejected() -> None:
 
 def test_unknown_field_is_rejected() -> None:
     with pytest.raises(ValidationError, match="extra"):
-        RoundPromptContext(**VALID, leaderboard=[])
+        RoundPromptContext(**VALID, leaderboard=[])  # type: ignore[call-arg]

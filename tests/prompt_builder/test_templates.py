@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,14 @@ def test_error_is_a_jinja_template_error_and_a_mixseek_error() -> None:
     assert isinstance(info.value, PromptTemplateError)
     assert isinstance(info.value, MixseekError)
     assert info.value.message == str(info.value)
+
+
+def test_error_survives_pickling() -> None:
+    with pytest.raises(PromptTemplateError) as info:
+        compile_prompt_template("team_user_prompt", "\n{{ nope }}", "src")
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert str(copy) == str(info.value)
+    assert (copy.template_name, copy.source, copy.lineno) == ("team_user_prompt", "src", 2)
 
 
 def test_render_error_is_wrapped_with_line() -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from mixseek.errors import ConfigError
 from mixseek.storage import AggregationStore, RecordNotFoundError, StorageError
-from tests.storage.support import record
+
+from .support import record
 
 
 async def test_execution_lifecycle(store: AggregationStore) -> None:
@@ -19,7 +20,11 @@ async def test_execution_lifecycle(store: AggregationStore) -> None:
     await store.create_execution("exec-1", "Write a haiku", {"max_rounds": 3, "teams": ["a", "b"]})
     running = await store.get_execution("exec-1")
     assert running is not None
-    assert (running.execution_id, running.user_prompt, running.status) == ("exec-1", "Write a haiku", "running")
+    assert (running.execution_id, running.user_prompt, running.status) == (
+        "exec-1",
+        "Write a haiku",
+        "running",
+    )
     assert running.config == {"max_rounds": 3, "teams": ["a", "b"]}
     assert (running.ended_at, running.summary) == (None, None)
     assert before <= running.started_at <= datetime.now(UTC)
@@ -45,7 +50,7 @@ async def test_unknown_execution(store: AggregationStore) -> None:
 async def test_finish_rejects_unknown_status(store: AggregationStore) -> None:
     await store.create_execution("exec-1", "p", {})
     with pytest.raises(ValueError, match="status must be one of running, completed"):
-        await store.finish_execution("exec-1", "done", {})
+        await store.finish_execution("exec-1", "done", {})  # type: ignore[arg-type]
 
 
 async def test_duplicate_execution_is_a_constraint_error(store: AggregationStore) -> None:
@@ -83,13 +88,14 @@ async def test_read_only_store_reads_but_refuses_writes(store: AggregationStore,
         assert await reader.get_leader_board_ranking("exec-1") == [
             {"team_id": "team-a", "team_name": "Team team-a", "max_score": 75.0, "total_rounds": 1}
         ]
+        assert not reader.is_open  # readers release the file after each operation by default
         with pytest.raises(StorageError, match="store is read-only"):
             await reader.create_execution("exec-2", "p", {})
 
 
 async def test_read_only_store_needs_an_existing_file(tmp_path: Path) -> None:
     reader = AggregationStore(tmp_path / "absent.db", read_only=True)
-    with pytest.raises(StorageError, match="absent.db: no database file to read"):
+    with pytest.raises(StorageError, match=r"absent\.db: no database file to read"):
         await reader.get_leader_board_ranking("exec-1")
     assert not (tmp_path / "absent.db").exists()
 

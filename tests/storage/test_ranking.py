@@ -6,11 +6,17 @@ import random
 from typing import Any
 
 from mixseek.storage import AggregationStore
-from tests.storage.support import record
+
+from .support import record
 
 
 def entry(team_id: str, max_score: float, total_rounds: int) -> dict[str, Any]:
-    return {"team_id": team_id, "team_name": f"Team {team_id}", "max_score": max_score, "total_rounds": total_rounds}
+    return {
+        "team_id": team_id,
+        "team_name": f"Team {team_id}",
+        "max_score": max_score,
+        "total_rounds": total_rounds,
+    }
 
 
 async def test_ranked_by_best_score_with_round_counts(store: AggregationStore) -> None:

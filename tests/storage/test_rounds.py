@@ -9,7 +9,8 @@ import pytest
 
 from mixseek.round_controller.models import RoundState
 from mixseek.storage import AggregationStore, RecordNotFoundError
-from tests.storage.support import count_rows, ended, record, started, unchecked_record
+
+from .support import count_rows, ended, record, started, unchecked_record
 
 ROUND_TABLES = ("round_history", "leader_board", "round_status", "team_standings")
 
@@ -150,7 +151,12 @@ async def test_update_judgment(store: AggregationStore) -> None:
     await store.save_round(record("team-a", 1))
     await store.update_judgment("exec-1", "team-a", 1, False, "converged", 0.9, exit_reason="judgment")
     [status] = await store.get_round_statuses("exec-1")
-    assert (status.should_continue, status.judgment_reasoning, status.judgment_confidence, status.exit_reason) == (
+    assert (
+        status.should_continue,
+        status.judgment_reasoning,
+        status.judgment_confidence,
+        status.exit_reason,
+    ) == (
         False,
         "converged",
         0.9,
@@ -165,7 +171,7 @@ async def test_update_judgment_of_unknown_round_raises(store: AggregationStore) 
 
 
 async def test_update_judgment_rejects_confidence_outside_unit_range(store: AggregationStore) -> None:
-    with pytest.raises(ValueError, match="confidence must be within 0..1, got 1.5"):
+    with pytest.raises(ValueError, match=r"confidence must be within 0\.\.1, got 1\.5"):
         await store.update_judgment("exec-1", "team-a", 1, True, "why", 1.5)
 
 
@@ -198,7 +204,7 @@ async def test_round_failed_without_a_start(store: AggregationStore) -> None:
 
 async def test_round_failed_rejects_other_statuses(store: AggregationStore) -> None:
     with pytest.raises(ValueError, match="status must be 'failed' or 'timeout', got 'completed'"):
-        await store.mark_round_failed("exec-1", "team-a", 1, "completed", "x")
+        await store.mark_round_failed("exec-1", "team-a", 1, "completed", "x")  # type: ignore[arg-type]
 
 
 async def test_mark_final_flags_one_round_per_team(store: AggregationStore) -> None:
@@ -231,7 +237,9 @@ async def test_json_columns_hold_json(store: AggregationStore, db_path: Path) ->
     store.close()
     conn = duckdb.connect(str(db_path), read_only=True)
     try:
-        row = conn.execute("SELECT usage_info->>'note', json_type(score_details) FROM leader_board").fetchone()
+        row = conn.execute(
+            "SELECT usage_info->>'note', json_type(score_details) FROM leader_board"
+        ).fetchone()
     finally:
         conn.close()
     assert row == ("日本語", "OBJECT")

@@ -44,9 +44,9 @@ async def test_new_file_gets_the_full_schema(db_path: Path) -> None:
 
 
 async def test_reopening_does_not_migrate_again(db_path: Path) -> None:
-    for _ in range(2):
+    for number in range(2):
         async with AggregationStore(db_path) as store:
-            await store.create_execution(f"exec-{store.connections_opened}", "p", {})
+            await store.create_execution(f"exec-{number}", "p", {})
     assert versions(db_path) == [(1, "initial schema")]
 
 
@@ -96,10 +96,14 @@ def test_failed_migration_leaves_the_file_unchanged(tmp_path: Path) -> None:
         *MIGRATIONS,
         Migration(2, "half", ("ALTER TABLE executions ADD COLUMN tag TEXT", "SELECT * FROM no_such_table")),
     )
-    with pytest.raises(SchemaVersionError, match=r"cannot upgrade database schema from version 1 to 2: .*no_such_table"):
+    with pytest.raises(
+        SchemaVersionError, match=r"cannot upgrade database schema from version 1 to 2: .*no_such_table"
+    ):
         migrate(conn, path, broken)
     assert read_version(conn) == 1
-    columns = conn.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'executions'").fetchall()
+    columns = conn.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = 'executions'"
+    ).fetchall()
     assert ("tag",) not in columns
     conn.close()
 

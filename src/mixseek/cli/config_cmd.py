@@ -40,7 +40,9 @@ def config_init(
         str, typer.Option("--kind", "-k", help=f"Which file: {', '.join(CONFIG_KINDS)}.")
     ] = "prompt_builder",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead.")] = None,
-    model: Annotated[str, typer.Option("--model", "-m", help="Model written into the file.")] = DEFAULT_SAMPLE_MODEL,
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="Model written into the file.")
+    ] = DEFAULT_SAMPLE_MODEL,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write a sample config file (prompt_builder.toml by default)."""
@@ -83,7 +85,11 @@ def _credential_rows(config: ExecutionConfig) -> list[dict[str, str]]:
         if var is None or var in rows:
             continue
         value = os.environ.get(var, "")
-        rows[var] = {"key": var, "value": mask(value) if value else "(not set)", "source": f"needed by {role}"}
+        rows[var] = {
+            "key": var,
+            "value": mask(value) if value else "(not set)",
+            "source": f"needed by {role}",
+        }
     return list(rows.values())
 
 
@@ -112,7 +118,9 @@ def config_show(
         ]
     sections["credentials"] = _credential_rows(loaded)
     if output_format == "json":
-        typer.echo(json.dumps({"workspace": str(ws.root), "sections": sections}, ensure_ascii=False, indent=2))
+        typer.echo(
+            json.dumps({"workspace": str(ws.root), "sections": sections}, ensure_ascii=False, indent=2)
+        )
         return
     out = stdout_console()
     out.print(f"workspace: {escape(str(ws.root))}")

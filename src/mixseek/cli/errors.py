@@ -22,7 +22,6 @@ EXIT_PARTIAL = 1
 EXIT_FAILURE = 2
 
 
-
 def report(message: str) -> None:
     """Print one error line to stderr."""
     stderr_console().print(f"error: {escape(message)}")
@@ -38,7 +37,9 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except ConfigError as exc:
             report(str(exc))
             if exc.others:
-                stderr_console().print(f"({len(exc.others)} more problem(s); run 'mixseek config validate' to list all)")
+                stderr_console().print(
+                    f"({len(exc.others)} more problem(s); run 'mixseek config validate' to list all)"
+                )
             raise typer.Exit(EXIT_FAILURE) from None
         except (MixseekError, TemplateError, AgentRunError, UserError) as exc:
             report(str(exc))

@@ -49,7 +49,8 @@ def evaluate_command(
     prompt: Annotated[str, typer.Argument(help="The task the submission answers.")],
     submission: Annotated[str, typer.Argument(help="The submission to score.")],
     config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="evaluator.toml (default: WORKSPACE/configs/evaluator.toml).")
+        Path | None,
+        typer.Option("--config", "-c", help="evaluator.toml (default: WORKSPACE/configs/evaluator.toml)."),
     ] = None,
     workspace: WorkspaceOption = None,
     output_format: Annotated[str, typer.Option("--output-format", "-f", help="text or json.")] = "text",

@@ -17,7 +17,8 @@ from mixseek.config.workspace import resolve_workspace
 def init_command(
     workspace: WorkspaceOption = None,
     model: Annotated[
-        str, typer.Option("--model", "-m", help="Model for every role (leader, members, evaluator, judgment).")
+        str,
+        typer.Option("--model", "-m", help="Model for every role (leader, members, evaluator, judgment)."),
     ] = DEFAULT_SAMPLE_MODEL,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing config files.")] = False,
 ) -> None:

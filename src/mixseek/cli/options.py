@@ -9,5 +9,7 @@ import typer
 
 WorkspaceOption = Annotated[
     Path | None,
-    typer.Option("--workspace", "-w", help="Workspace directory (default: $MIXSEEK_WORKSPACE).", show_default=False),
+    typer.Option(
+        "--workspace", "-w", help="Workspace directory (default: $MIXSEEK_WORKSPACE).", show_default=False
+    ),
 ]

@@ -31,7 +31,11 @@ def usage_table(rows: dict[str, RunUsage], title: str = "token usage") -> Table:
         table.add_column(column, justify="right" if column else "left")
     for name, usage in rows.items():
         table.add_row(
-            name, str(usage.requests), str(usage.input_tokens), str(usage.output_tokens), str(usage.tool_calls)
+            name,
+            str(usage.requests),
+            str(usage.input_tokens),
+            str(usage.output_tokens),
+            str(usage.tool_calls),
         )
     return table
 

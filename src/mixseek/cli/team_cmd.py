@@ -45,7 +45,9 @@ def _print_team(result: TeamRunResult, team_id: str, team_name: str) -> None:
     else:
         out.print("(no member was called)")
     out.print(
-        usage_table({"leader": result.leader_usage, "members": result.record.total_usage, "total": result.usage})
+        usage_table(
+            {"leader": result.leader_usage, "members": result.record.total_usage, "total": result.usage}
+        )
     )
 
 

@@ -78,7 +78,9 @@ def _check_unique_team_ids(teams: list[TeamEntry]) -> None:
     for entry in teams:
         team_id = entry.config.team_id
         if team_id in seen:
-            raise ConfigError(entry.path, "team.team_id", f"'{team_id}' is also the team_id of {seen[team_id]}")
+            raise ConfigError(
+                entry.path, "team.team_id", f"'{team_id}' is also the team_id of {seen[team_id]}"
+            )
         seen[team_id] = entry.path
 
 
@@ -110,8 +112,12 @@ def collect_execution_config(
         if team is not None:
             teams.append(TeamEntry(team_path, team))
     problems.attempt(lambda: _check_unique_team_ids(teams))
-    evaluator = problems.attempt(lambda: load_section(EvaluatorSettings, eval_path, "evaluator", required=False))
-    judgment = problems.attempt(lambda: load_section(JudgmentSettings, judgment_path, "judgment", required=False))
+    evaluator = problems.attempt(
+        lambda: load_section(EvaluatorSettings, eval_path, "evaluator", required=False)
+    )
+    judgment = problems.attempt(
+        lambda: load_section(JudgmentSettings, judgment_path, "judgment", required=False)
+    )
     problems.attempt(lambda: _check_prompt_templates(workspace))
     if problems.errors or orchestrator is None or evaluator is None or judgment is None:
         return None, problems

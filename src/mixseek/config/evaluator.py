@@ -30,7 +30,7 @@ class MetricConfig(BaseModel):
         if self.class_path is None and self.name not in BUILTIN_METRICS:
             raise ValueError(
                 f"unknown metric '{self.name}': use one of {', '.join(BUILTIN_METRICS)} "
-                "or set class_path = \"module:Class\" for a custom metric"
+                'or set class_path = "module:Class" for a custom metric'
             )
         return self
 

@@ -154,7 +154,9 @@ def validate_data(
     try:
         value = model.model_validate(dict(data), context=dict(context or {}))
     except ValidationError as exc:
-        raise errors_from_validation(exc, model=model, path=path, section=section, from_env=from_env) from None
+        raise errors_from_validation(
+            exc, model=model, path=path, section=section, from_env=from_env
+        ) from None
     sources: dict[str, str] = {}
     for name in type(value).model_fields:
         if name in from_env:

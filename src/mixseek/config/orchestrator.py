@@ -16,6 +16,15 @@ class TeamReference(BaseModel):
     config: str = Field(min_length=1)
 
 
+class ModelLimitConfig(BaseModel):
+    """`[orchestrator.model_limits."provider:model"]`: limits shared by every team using that model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_concurrent_requests: int = Field(default=8, ge=1, le=1024)
+    requests_per_minute: int | None = Field(default=None, ge=1)
+
+
 class OrchestratorSettings(MixseekSettings):
     """How an execution runs its teams over rounds."""
 
@@ -29,16 +38,20 @@ class OrchestratorSettings(MixseekSettings):
     max_total_tokens: int | None = Field(default=None, gt=0)
     max_requests: int | None = Field(default=None, gt=0)
     max_cost_usd: float | None = Field(default=None, gt=0)
+    max_concurrent_requests_per_model: int = Field(default=8, ge=1, le=1024)
+    requests_per_minute_per_model: int | None = Field(default=None, ge=1)
+    model_limits: dict[str, ModelLimitConfig] = Field(default_factory=dict)
+    retry_base_delay_seconds: float = Field(default=1.0, ge=0)
+    retry_max_delay_seconds: float = Field(default=60.0, ge=0)
     evaluator_config: str = "evaluator.toml"
     judgment_config: str = "judgment.toml"
-    prompt_builder_config: str = "prompt_builder.toml"
     teams: list[TeamReference] = Field(default_factory=list)
 
     @field_validator("teams")
     @classmethod
     def validate_teams(cls, v: list[TeamReference]) -> list[TeamReference]:
         if not v:
-            raise ValueError("at least one [[orchestrator.teams]] entry with config = \"path\" is required")
+            raise ValueError('at least one [[orchestrator.teams]] entry with config = "path" is required')
         paths = [t.config for t in v]
         duplicates = sorted({p for p in paths if paths.count(p) > 1})
         if duplicates:

@@ -62,7 +62,9 @@ def write_workspace(root: Path, model: str, *, force: bool = False) -> list[Path
     return written
 
 
-def write_config_kind(root: Path, kind: str, model: str, *, output: Path | None = None, force: bool = False) -> Path:
+def write_config_kind(
+    root: Path, kind: str, model: str, *, output: Path | None = None, force: bool = False
+) -> Path:
     """Write one sample config file of the given kind."""
     if kind not in CONFIG_KINDS:
         raise MixseekError(f"--kind: unknown config kind '{kind}' (choose from {', '.join(CONFIG_KINDS)})")

@@ -42,7 +42,9 @@ class Evaluator:
         self.weights = settings.normalized_weights()
         self.metrics = metrics or [create_metric(m, settings, base_dir=base_dir) for m in settings.metrics]
 
-    async def _run_metric(self, metric: Metric, user_prompt: str, submission: str, prompt: str) -> MetricResult:
+    async def _run_metric(
+        self, metric: Metric, user_prompt: str, submission: str, prompt: str
+    ) -> MetricResult:
         started = time.perf_counter()
         try:
             outcome = await metric.score(user_prompt, submission, prompt)

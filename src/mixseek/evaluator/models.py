@@ -56,9 +56,13 @@ class EvaluationResult(BaseModel):
         return usage_to_dict(self.usage)
 
     @property
-    def score_details(self) -> dict[str, float]:
-        """Per-metric scores, the form the prompt history shows."""
-        return {m.name: round(m.score, 2) for m in self.metrics}
+    def score_details(self) -> dict[str, dict[str, Any]]:
+        """Per-metric score and comment: the next round's prompt shows these as スコア詳細.
+
+        The comments go here because the seed's history format has no feedback
+        line, and the default template asks the team to act on the feedback.
+        """
+        return {m.name: {"score": round(m.score, 2), "comment": m.comment} for m in self.metrics}
 
     @property
     def feedback(self) -> str:

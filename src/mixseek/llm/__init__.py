@@ -6,6 +6,7 @@ that provider is checked or created.
 
 from mixseek.llm.credentials import CREDENTIAL_RULES
 from mixseek.llm.factory import check_credentials, create_model, required_env_var
+from mixseek.llm.middleware import ModelWrapper, wrap_models
 from mixseek.llm.model_string import ModelString, parse_model_string
 from mixseek.llm.overrides import ModelOverride, override_models
 from mixseek.llm.registry import (
@@ -25,6 +26,7 @@ __all__ = [
     "ModelOverride",
     "ModelProvider",
     "ModelString",
+    "ModelWrapper",
     "build_model_settings",
     "check_credentials",
     "create_model",
@@ -34,4 +36,5 @@ __all__ = [
     "registered_prefixes",
     "required_env_var",
     "unregister_model_provider",
+    "wrap_models",
 ]

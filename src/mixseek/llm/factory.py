@@ -23,6 +23,7 @@ from pydantic_ai.models import Model, infer_model
 from mixseek.errors import MissingCredentialsError, MixseekError
 from mixseek.llm.builtin import ensure_known_provider, missing_sdk_error
 from mixseek.llm.credentials import missing_env_var, primary_env_var
+from mixseek.llm.middleware import apply_wrappers
 from mixseek.llm.model_string import TEST_MODEL, ModelString, parse_model_string
 from mixseek.llm.overrides import has_override, overridden_model
 from mixseek.llm.registry import ModelProvider, registered_prefixes, registered_provider
@@ -38,6 +39,10 @@ def create_model(model: str, *, role: str) -> Model:
     set and `MixseekError` for any other problem (malformed string, unknown provider, SDK not
     installed, provider refused its configuration).
     """
+    return apply_wrappers(_build_model(model, role), model, role)
+
+
+def _build_model(model: str, role: str) -> Model:
     override = overridden_model(model)
     if override is not None:
         return override

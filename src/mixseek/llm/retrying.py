@@ -11,7 +11,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 
 import httpx
 from pydantic_ai.exceptions import (
@@ -34,12 +37,38 @@ logger = logging.getLogger("mixseek.llm.retry")
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 
 
+@dataclass(frozen=True)
+class RetryTiming:
+    """How long to wait between attempts; an execution sets it once for every model."""
+
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+
+
+_DEFAULT_TIMING = RetryTiming()
+_timing: ContextVar[RetryTiming | None] = ContextVar("mixseek_retry_timing", default=None)
+
+
+@contextmanager
+def retry_timing(timing: RetryTiming) -> Iterator[None]:
+    token = _timing.set(timing)
+    try:
+        yield
+    finally:
+        _timing.reset(token)
+
+
 def is_transient(exc: BaseException) -> bool:
     """Rate limits, server errors, timeouts and dropped connections; not bad requests or quotas."""
     if isinstance(exc, ModelQuotaExceededError):
         return False
     if isinstance(
-        exc, ModelRateLimitError | ModelServerError | ModelConnectionError | ModelUnavailableError | ModelRequestTimeout
+        exc,
+        ModelRateLimitError
+        | ModelServerError
+        | ModelConnectionError
+        | ModelUnavailableError
+        | ModelRequestTimeout,
     ):
         return True
     if isinstance(exc, ModelHTTPError):
@@ -68,19 +97,18 @@ class RetryingModel(WrapperModel):
         wrapped: object,
         *,
         max_retries: int = 3,
-        base_delay: float = 1.0,
-        max_delay: float = 60.0,
+        timing: RetryTiming | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         super().__init__(wrapped)  # type: ignore[arg-type]
         self.max_retries = max_retries
-        self.base_delay = base_delay
-        self.max_delay = max_delay
+        # fixed when the model is built, so a run keeps the timing it started with
+        self.timing = timing or _timing.get() or _DEFAULT_TIMING
         self._sleep = sleep
         self.retries_made = 0
 
     async def _wait_before_retry(self, exc: BaseException, attempt: int) -> None:
-        delay = retry_delay(exc, attempt, base_delay=self.base_delay, max_delay=self.max_delay)
+        delay = retry_delay(exc, attempt, base_delay=self.timing.base_delay, max_delay=self.timing.max_delay)
         self.retries_made += 1
         logger.warning(
             "model %s: transient error (%s), retry %d/%d in %.2f s",

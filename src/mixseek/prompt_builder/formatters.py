@@ -78,15 +78,16 @@ def format_submission_history(
 
 
 def _ranking_entry(entry: Mapping[str, Any], index: int) -> tuple[str, str, float, int]:
-    missing = [key for key in RANKING_KEYS if key not in entry]
-    if missing:
-        raise ValueError(f"ranking entry {index} has no {missing[0]!r}")
-    return (
-        str(entry["team_id"]),
-        str(entry["team_name"]),
-        float(entry["max_score"]),
-        int(entry["total_rounds"]),
-    )
+    try:
+        return (
+            str(entry["team_id"]),
+            str(entry["team_name"]),
+            float(entry["max_score"]),
+            int(entry["total_rounds"]),
+        )
+    except KeyError:
+        missing = next(key for key in RANKING_KEYS if key not in entry)
+        raise ValueError(f"ranking entry {index} has no {missing!r}") from None
 
 
 def _ranking_line(rank: int, entry: tuple[str, str, float, int], own: bool) -> str:

@@ -70,12 +70,18 @@ class PromptTemplateError(TemplateError, MixseekError):
         self.source = source
         self.problem = problem
         self.lineno = lineno
+        self._options: dict[str, Any] = {"lineno": lineno, "syntax": syntax, "hint": hint}
         at_line = f" at line {lineno}" if lineno is not None else ""
         if syntax:
             text = f"Jinja2 template syntax error{at_line}: {problem}"
         else:
             text = f"Jinja2 template error: {problem}{at_line}"
         super().__init__(f"{template_name} ({source}): {text}{hint}")
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
+        # Keyword arguments survive pickling (errors may cross process boundaries).
+        rebuild = functools.partial(type(self), **self._options)
+        return rebuild, (self.template_name, self.source, self.problem)
 
 
 def _first_line(tree: nodes.Node, node_type: type[nodes.Node]) -> int | None:

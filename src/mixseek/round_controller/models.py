@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,3 +18,40 @@ class RoundState(BaseModel):
     evaluation_feedback: str | None = None
     round_started_at: datetime
     round_ended_at: datetime
+
+
+RoundOutcomeStatus = Literal["completed", "failed", "timeout", "budget"]
+
+
+class RoundOutcome(BaseModel):
+    """What `run_team_round` returns: serialisable, so another machine could have produced it."""
+
+    execution_id: str
+    team_id: str
+    team_name: str
+    round_number: int
+    status: RoundOutcomeStatus
+    score: float | None = None
+    score_details: dict[str, Any] = Field(default_factory=dict)
+    feedback: str | None = None
+    submission: str | None = None
+    error: str | None = None
+    usage: dict[str, Any] = Field(default_factory=dict)
+    member_successes: int = 0
+    member_failures: int = 0
+    started_at: datetime
+    ended_at: datetime
+
+    @property
+    def elapsed_seconds(self) -> float:
+        return (self.ended_at - self.started_at).total_seconds()
+
+
+class RoundDecision(BaseModel):
+    """Whether a team goes on after a round, and why."""
+
+    should_continue: bool
+    reason: Literal["min_rounds", "max_rounds", "judgment", "judgment_failed"]
+    reasoning: str | None = None
+    confidence: float | None = None
+    judged: bool = False

@@ -1,15 +1,16 @@
 """One DuckDB connection per store, opened on demand and closed when idle.
 
 Why not connect per operation: opening a file of 640k leader_board rows
-costs 20–30 ms (catalog and index loading), five times the ranking query's
-budget. Why not keep it open: DuckDB admits one read-write process *or*
-many read-only processes per file, so a connection left open would lock
-out `mixseek runs` and dashboards for the whole execution. The compromise:
-the connection stays open while operations keep arriving and is closed by
-a background thread once none has run for `idle_close_seconds` (default
-50 ms). A burst — a round's save, then every team's ranking lookup —
-pays one open; between rounds, while the agents think for seconds, the
-file is free for other processes.
+costs about 30 ms (catalog and index loading; `bench/store.py`, "cold"),
+six times the ranking query's 5 ms budget. Why not keep it open: DuckDB
+admits one read-write process *or* many read-only processes per file, so a
+connection left open would lock out `mixseek runs` and dashboards for the
+whole execution. The compromise: the connection stays open while
+operations keep arriving and is closed by a background thread once none
+has run for `idle_close_seconds` (default 50 ms). A burst — a round's
+save, then every team's ranking lookup — pays one open; between rounds,
+while the agents think for seconds, the file is free for other processes,
+which wait at most about that long (they retry on the lock).
 
 Operations run one at a time on the connection (a `threading.Lock`); the
 store calls `run` from worker threads.
@@ -98,7 +99,7 @@ class Connector:
             conn.rollback()
         except duckdb.Error:
             # The connection is in an unknown state; start afresh next time.
-            self._close_locked()
+            self._close_locked(quiet=True)
 
     def _after_use(self) -> None:
         if self._conn is None:
@@ -118,12 +119,19 @@ class Connector:
             with self._lock:
                 remaining = self._deadline - time.monotonic()
                 if self._conn is None or remaining <= 0:
-                    self._close_locked()
                     self._closer = None
+                    # Nobody to report a failed close to: committed work is safe in the
+                    # WAL either way, and the next operation opens a fresh connection.
+                    self._close_locked(quiet=True)
                     return
             time.sleep(remaining)
 
-    def _close_locked(self) -> None:
+    def _close_locked(self, *, quiet: bool = False) -> None:
         conn, self._conn = self._conn, None
-        if conn is not None:
+        if conn is None:
+            return
+        try:
             conn.close()
+        except duckdb.Error:
+            if not quiet:
+                raise

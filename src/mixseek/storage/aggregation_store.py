@@ -8,11 +8,11 @@ explained in `_connection`; retries on another process's lock in `retry`.
 Ranking reads `team_standings`, a per-team summary rewritten in the same
 transaction as the leader_board row it derives from. The direct aggregate
 over leader_board needs an index lookup plus a row fetch per round per
-column; at 640k rows that measured 4–7 ms p95, against a 5 ms budget,
-whereas the summary (one row per team) answers in about 1 ms. Both are
-exact for any committed snapshot because they change together. A ranking
-restricted to earlier rounds (`max_round`) cannot use the summary and takes
-the direct aggregate.
+column; at 640k rows it measured about 8 ms p50 / 12 ms p95 (`bench/store.py`,
+"direct") against a 5 ms budget, whereas the summary (one row per team)
+answers in about 1.4 ms. Both are exact for any committed snapshot because
+they change together. A ranking restricted to earlier rounds (`max_round`)
+cannot use the summary and takes the direct aggregate.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 import duckdb
 from pydantic_core import to_json
@@ -36,6 +36,7 @@ from mixseek.storage._connection import Connector
 from mixseek.storage.errors import RecordNotFoundError, StorageError, StoreBusyError
 from mixseek.storage.models import (
     ExecutionRecord,
+    ExecutionStatus,
     LeaderBoardRow,
     RoundHistoryRecord,
     RoundRecord,
@@ -49,6 +50,7 @@ T = TypeVar("T")
 Conn = duckdb.DuckDBPyConnection
 
 DB_FILE_NAME = "mixseek.db"
+WRITER_IDLE_CLOSE_SECONDS = 0.05
 WORKSPACE_ENV = "MIXSEEK_WORKSPACE"
 
 
@@ -87,8 +89,13 @@ class AggregationStore:
 
     `read_only=True` opens the file read-only, so any number of such readers
     may run beside each other (never beside a writer's open connection); it
-    refuses writes and does not upgrade the schema. `idle_close_seconds=0`
-    closes the file after every operation.
+    refuses writes and does not upgrade the schema.
+
+    `idle_close_seconds` is how long the file stays open after the last
+    operation: by default 50 ms for a read-write store (the process running
+    an execution, which reads the ranking many times per round) and 0 for a
+    read-only one, so that a polling reader delays the writer by at most one
+    operation.
     """
 
     def __init__(
@@ -96,12 +103,14 @@ class AggregationStore:
         db_path: str | Path | None = None,
         *,
         read_only: bool = False,
-        idle_close_seconds: float = 0.05,
+        idle_close_seconds: float | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
         path = Path(db_path) if db_path is not None else default_db_path()
         if not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
+        if idle_close_seconds is None:
+            idle_close_seconds = 0.0 if read_only else WRITER_IDLE_CLOSE_SECONDS
         self._connector = Connector(path, read_only=read_only, idle_close_seconds=idle_close_seconds)
         self._retry = retry if retry is not None else RetryPolicy()
 
@@ -176,8 +185,14 @@ class AggregationStore:
         await self._call(work, write=True)
 
     async def finish_execution(
-        self, execution_id: str, status: str, summary: dict[str, Any], *, ended_at: datetime | None = None
+        self,
+        execution_id: str,
+        status: ExecutionStatus,
+        summary: dict[str, Any],
+        *,
+        ended_at: datetime | None = None,
     ) -> None:
+        """Set the execution's final status and summary; `ended_at` defaults to now."""
         if status not in EXECUTION_STATUSES:
             raise ValueError(f"status must be one of {', '.join(EXECUTION_STATUSES)}, got {status!r}")
         ended = as_utc(ended_at) if ended_at is not None else _now()
@@ -276,7 +291,7 @@ class AggregationStore:
         execution_id: str,
         team_id: str,
         round_number: int,
-        status: str,
+        status: Literal["failed", "timeout"],
         error_message: str,
         *,
         ended_at: datetime | None = None,

@@ -23,10 +23,12 @@ class RetryPolicy:
     """Exponential backoff: attempt k (0-based) waits base_delay * 2**k, capped at max_delay.
 
     `jitter` is the fraction of each delay that is randomised (0 disables
-    it) so that processes that collided do not retry in lock step.
+    it) so that processes that collided do not retry in lock step. The
+    defaults wait up to about 5 s in all: far longer than any other mixseek
+    process holds the file, short enough to report a stuck one.
     """
 
-    attempts: int = 10
+    attempts: int = 12
     base_delay: float = 0.01
     max_delay: float = 1.0
     jitter: float = 0.25

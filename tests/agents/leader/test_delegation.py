@@ -89,7 +89,9 @@ def slow_member(name: str, spans: dict[str, tuple[float, float]], delay: float =
         start = time.perf_counter()
         await asyncio.sleep(delay)
         spans[name] = (start, time.perf_counter())
-        return ModelResponse(parts=[TextPart(f"{name} done")], usage=RequestUsage(input_tokens=3, output_tokens=2))
+        return ModelResponse(
+            parts=[TextPart(f"{name} done")], usage=RequestUsage(input_tokens=3, output_tokens=2)
+        )
 
     return FunctionModel(member)
 
@@ -131,7 +133,11 @@ async def test_leader_calls_two_members_concurrently_and_records_both() -> None:
     # usage adds up exactly: leader's own two requests plus each member's one request
     assert result.leader_usage.requests == 2
     assert (result.leader_usage.input_tokens, result.leader_usage.output_tokens) == (30, 12)
-    assert (record.total_usage.requests, record.total_usage.input_tokens, record.total_usage.output_tokens) == (
+    assert (
+        record.total_usage.requests,
+        record.total_usage.input_tokens,
+        record.total_usage.output_tokens,
+    ) == (
         2,
         6,
         4,
@@ -196,9 +202,7 @@ async def test_max_concurrent_members_caps_parallel_calls() -> None:
 
     def leader(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if len(messages) == 1:
-            return ModelResponse(
-                parts=[ToolCallPart(f"delegate_to_m{i}", {"task": "t"}) for i in range(4)]
-            )
+            return ModelResponse(parts=[ToolCallPart(f"delegate_to_m{i}", {"task": "t"}) for i in range(4)])
         return ModelResponse(parts=[TextPart("done")])
 
     config = TeamConfig.model_validate(

@@ -67,7 +67,9 @@ class LeaderTeam:
                 )
         leader = config.leader
         self.agent: Agent[TeamDependencies, str] = Agent(
-            RetryingModel(create_model(leader.model, role=leader_role(config)), max_retries=leader.max_retries),
+            RetryingModel(
+                create_model(leader.model, role=leader_role(config)), max_retries=leader.max_retries
+            ),
             deps_type=TeamDependencies,
             instructions=leader.system_prompt or DEFAULT_LEADER_SYSTEM_INSTRUCTION,
             model_settings=build_model_settings(

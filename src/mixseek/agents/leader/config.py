@@ -77,7 +77,9 @@ class MemberAgentConfig(BaseModel):
     @model_validator(mode="after")
     def validate_custom_class(self) -> MemberAgentConfig:
         if self.agent_type == "custom" and not self.class_path:
-            raise ValueError('agent_type "custom" needs class_path = "module:Class" or "path/to/file.py:Class"')
+            raise ValueError(
+                'agent_type "custom" needs class_path = "module:Class" or "path/to/file.py:Class"'
+            )
         if self.class_path and self.agent_type != "custom":
             raise ValueError('class_path is only used with agent_type = "custom"')
         return self
@@ -99,7 +101,9 @@ class TeamConfig(BaseModel):
 
     @field_validator("members")
     @classmethod
-    def validate_member_count(cls, v: list[MemberAgentConfig], info: ValidationInfo) -> list[MemberAgentConfig]:
+    def validate_member_count(
+        cls, v: list[MemberAgentConfig], info: ValidationInfo
+    ) -> list[MemberAgentConfig]:
         max_count = info.data.get("max_concurrent_members", 15)
         if len(v) > max_count:
             raise ValueError(

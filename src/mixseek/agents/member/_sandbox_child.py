@@ -21,6 +21,7 @@ may name another interpreter than the one running mixseek.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import sys
@@ -58,10 +59,8 @@ def apply_limits(as_bytes: int, cpu_seconds: int, nofile: int) -> None:
 
 
 def _report(status_fd: int, data: bytes) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.write(status_fd, data)
-    except OSError:
-        pass
 
 
 def main(argv: list[str]) -> None:

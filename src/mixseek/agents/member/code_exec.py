@@ -29,7 +29,7 @@ class CodeExecMemberAgent(LLMMemberAgent):
         options = self.config.code_exec
 
         async def run(code: str) -> str:
-            """Run a Python 3 script in a fresh temporary directory and return exit status, stdout and stderr."""
+            """Run a Python 3 script in a fresh temporary directory; returns exit status, stdout, stderr."""
             try:
                 result = await run_python(code, options)
             except CodeExecError as exc:

@@ -135,7 +135,8 @@ class ExecutionResult(BaseModel):
     def status(self) -> str:
         """One line saying how the run ended."""
         if self.timed_out:
-            return f"timed out after {float(self.timeout_seconds)} s (the process and its children were killed)"
+            seconds = float(self.timeout_seconds)
+            return f"timed out after {seconds} s (the process and its children were killed)"
         if self.output_limit_exceeded:
             return (
                 "killed: output limit exceeded "
@@ -189,17 +190,31 @@ async def run_python(code: str, options: CodeExecOptions) -> ExecutionResult:
     cancelled, the process group is killed and the temporary directory removed before the
     `asyncio.CancelledError` propagates.
     """
-    executable = options.python_executable or sys.executable
-    if not executable:
-        raise CodeExecError("no Python interpreter: sys.executable is empty and python_executable unset")
-    workdir = tempfile.mkdtemp(prefix=_TEMP_PREFIX)
+    executable = _resolve_executable(options.python_executable or sys.executable)
+    try:
+        workdir = tempfile.mkdtemp(prefix=_TEMP_PREFIX)
+    except OSError as exc:
+        raise CodeExecError(f"cannot create the temporary directory: {exc}") from exc
     try:
         script = Path(workdir, SCRIPT_NAME)
-        # surrogatepass: a stray surrogate becomes a SyntaxError of the script, not an error here.
-        script.write_bytes(code.encode("utf-8", "surrogatepass"))
+        try:
+            # surrogatepass: a stray surrogate becomes a SyntaxError of the script, not an error here.
+            script.write_bytes(code.encode("utf-8", "surrogatepass"))
+        except OSError as exc:
+            raise CodeExecError(f"cannot write the script: {exc}") from exc
         return await _run_in(workdir, script, executable, options)
     finally:
         _remove_tree(workdir)
+
+
+def _resolve_executable(name: str) -> str:
+    """``name`` made absolute: the child runs elsewhere, and the bootstrap's `execv` does no PATH lookup."""
+    if not name:
+        raise CodeExecError("no Python interpreter: sys.executable is empty and python_executable is unset")
+    found = name if os.sep in name else shutil.which(name)
+    if found is None:
+        raise CodeExecError(f"cannot start the Python interpreter {name!r}: not found on PATH")
+    return os.path.abspath(found)
 
 
 async def _run_in(workdir: str, script: Path, executable: str, options: CodeExecOptions) -> ExecutionResult:
@@ -209,7 +224,10 @@ async def _run_in(workdir: str, script: Path, executable: str, options: CodeExec
     stderr = _StreamCapture(options.max_output_chars, tail_chars)
     protocol = _SandboxProtocol(stdout, stderr, output_kill_bytes(options))
     cpu_seconds = math.ceil(options.timeout_seconds) + 1
-    status_read, status_write = os.pipe()
+    try:
+        status_read, status_write = os.pipe()
+    except OSError as exc:
+        raise CodeExecError(f"cannot create a pipe: {exc}") from exc
     argv = [
         executable,
         "-I",  # isolated: no user site-packages, PYTHON* variables ignored, script dir not on sys.path

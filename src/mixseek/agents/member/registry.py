@@ -47,6 +47,7 @@ def create_member(
     config: MemberAgentConfig, *, role: str | None = None, base_dir: Path | None = None
 ) -> MemberAgent:
     """Build the member agent a config describes."""
+    cls: type[MemberAgent]
     if config.agent_type == "custom":
         assert config.class_path is not None  # enforced by MemberAgentConfig
         cls = load_class(config.class_path, MemberAgent, base_dir=base_dir)

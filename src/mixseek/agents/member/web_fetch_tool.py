@@ -228,10 +228,10 @@ def _classify(ip: IPAddress) -> str | None:
         return "link-local"
     if ip.is_multicast:
         return "multicast"
-    if ip.is_private:
-        return "private"
     if ip.is_reserved:
         return "reserved"
+    if ip.is_private:
+        return "private"
     if not ip.is_global:
         return "not globally routable"
     return None
@@ -615,6 +615,12 @@ async def fetch_url(
     except (TimeoutError, httpx.TimeoutException):
         raise WebFetchError(
             f"timed out after {options.timeout_seconds:g} seconds fetching {url}", kind="timeout", url=url
+        ) from None
+    except httpx.DecodingError as exc:
+        raise WebFetchError(
+            f"could not decode the compressed response body of {url}: {_describe(exc)}",
+            kind="network",
+            url=url,
         ) from None
     except httpx.HTTPError as exc:
         raise WebFetchError(

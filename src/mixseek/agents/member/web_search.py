@@ -34,7 +34,8 @@ class WebSearchMemberAgent(LLMMemberAgent):
         if WebSearchTool not in supported:
             raise MixseekError(
                 f"model '{config.model}' for {self.role} has no built-in web search; "
-                "use a model whose provider offers one (e.g. openai-responses:, anthropic:, google-gla:, groq:)"
+                "use a model whose provider offers one "
+                "(e.g. openai-responses:, anthropic:, google-gla:, groq:)"
             )
 
     def default_instruction(self) -> str:

@@ -20,8 +20,11 @@ BUILTIN_METRIC_CLASSES: dict[str, type[Metric]] = {
 }
 
 
-def create_metric(config: MetricConfig, settings: EvaluatorSettings, *, base_dir: Path | None = None) -> Metric:
+def create_metric(
+    config: MetricConfig, settings: EvaluatorSettings, *, base_dir: Path | None = None
+) -> Metric:
     """The metric a `[[evaluator.metrics]]` entry describes."""
+    cls: type[Metric]
     if config.class_path is not None:
         cls = load_class(config.class_path, Metric, base_dir=base_dir)
     else:

@@ -1,0 +1,239 @@
+"""Every model call of an execution passes here: shared rate limits, the usage ledger, budgets.
+
+Wrapping the models (rather than the agents) makes the limits hold for each
+single request, whoever makes it — leader, member, metric or judgment — and
+across all teams at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from pydantic_ai import RunUsage, UsageLimitExceeded
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
+
+from mixseek.agents.leader.models import usage_to_dict
+
+
+@dataclass(frozen=True)
+class CallScope:
+    """Which team round a model call belongs to; member tasks inherit it from their leader."""
+
+    team_id: str
+    round_number: int
+
+
+_scope: ContextVar[CallScope | None] = ContextVar("mixseek_call_scope", default=None)
+
+
+@contextmanager
+def call_scope(team_id: str, round_number: int) -> Iterator[None]:
+    token = _scope.set(CallScope(team_id, round_number))
+    try:
+        yield
+    finally:
+        _scope.reset(token)
+
+
+class BudgetExceeded(UsageLimitExceeded):
+    """An execution-wide limit is reached: no further model request is made."""
+
+    def __init__(self, limit: str, value: float, spent: float) -> None:
+        self.limit = limit
+        self.value = value
+        self.spent = spent
+        super().__init__(f"budget {limit} = {value:g} reached ({spent:g} spent)")
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_total_tokens: int | None = None
+    max_requests: int | None = None
+    max_cost_usd: float | None = None
+
+
+@dataclass
+class LedgerEntry:
+    team_id: str | None
+    round_number: int | None
+    site: str
+    model: str
+    usage: RunUsage
+    at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def as_row(self) -> dict[str, object]:
+        """The form `AggregationStore.record_model_calls` stores."""
+        return {
+            "team_id": self.team_id,
+            "round_number": self.round_number,
+            "site": self.site,
+            "model": self.model,
+            "requests": self.usage.requests,
+            "input_tokens": self.usage.input_tokens,
+            "output_tokens": self.usage.output_tokens,
+            "cost": float(self.usage.cost) if self.usage.cost is not None else None,
+            "created_at": self.at,
+        }
+
+
+@dataclass
+class UsageLedger:
+    """Usage of every successful model request, attributed to team, round and call site."""
+
+    entries: list[LedgerEntry] = field(default_factory=list)
+    total: RunUsage = field(default_factory=RunUsage)
+    earlier_cost: float = 0.0
+    _saved: int = 0
+
+    def preload(self, usage: RunUsage) -> None:
+        """Usage an interrupted earlier process already spent in this execution counts towards budgets."""
+        self.total.incr(usage)
+        self.earlier_cost += float(usage.cost or 0)
+
+    def take_unsaved(self) -> list[LedgerEntry]:
+        """Entries not yet handed to the store; each is handed over once."""
+        fresh = self.entries[self._saved :]
+        self._saved = len(self.entries)
+        return fresh
+
+    def record(self, site: str, model: str, usage: RunUsage) -> None:
+        scope = _scope.get()
+        entry = LedgerEntry(
+            team_id=scope.team_id if scope else None,
+            round_number=scope.round_number if scope else None,
+            site=site,
+            model=model,
+            usage=usage,
+        )
+        self.entries.append(entry)
+        self.total.incr(usage)
+
+    def cost(self) -> float:
+        return self.earlier_cost + float(sum(e.usage.cost or 0 for e in self.entries))
+
+    def for_team_round(self, team_id: str, round_number: int) -> RunUsage:
+        total = RunUsage()
+        for entry in self.entries:
+            if entry.team_id == team_id and entry.round_number == round_number:
+                total.incr(entry.usage)
+        return total
+
+    def by_site(
+        self, team_id: str | None = None, round_number: int | None = None
+    ) -> dict[str, dict[str, object]]:
+        """Summed usage per call site (e.g. "leader of team 'a'", "evaluator metric 'coverage'")."""
+        sums: dict[str, RunUsage] = {}
+        for entry in self.entries:
+            if team_id is not None and entry.team_id != team_id:
+                continue
+            if round_number is not None and entry.round_number != round_number:
+                continue
+            sums.setdefault(entry.site, RunUsage()).incr(entry.usage)
+        return {site: dict(usage_to_dict(usage)) for site, usage in sums.items()}
+
+    def exceeded(self, budget: Budget) -> BudgetExceeded | None:
+        total = self.total
+        if budget.max_total_tokens is not None and total.total_tokens >= budget.max_total_tokens:
+            return BudgetExceeded("max_total_tokens", budget.max_total_tokens, total.total_tokens)
+        if budget.max_requests is not None and total.requests >= budget.max_requests:
+            return BudgetExceeded("max_requests", budget.max_requests, total.requests)
+        if budget.max_cost_usd is not None and self.cost() >= budget.max_cost_usd:
+            return BudgetExceeded("max_cost_usd", budget.max_cost_usd, self.cost())
+        return None
+
+
+class RateLimiter:
+    """At most `max_concurrent` requests in flight and `per_minute` started in any 60 s window."""
+
+    def __init__(self, max_concurrent: int, per_minute: int | None) -> None:
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._per_minute = per_minute
+        self._started: deque[float] = deque()
+        self._lock = asyncio.Lock()
+
+    async def _wait_for_window(self) -> None:
+        if self._per_minute is None:
+            return
+        async with self._lock:
+            while True:
+                now = time.monotonic()
+                while self._started and now - self._started[0] >= 60.0:
+                    self._started.popleft()
+                if len(self._started) < self._per_minute:
+                    self._started.append(now)
+                    return
+                await asyncio.sleep(60.0 - (now - self._started[0]))
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        async with self._slots:
+            await self._wait_for_window()
+            yield
+
+
+@dataclass(frozen=True)
+class ModelLimit:
+    max_concurrent: int
+    requests_per_minute: int | None
+
+
+class Governor:
+    """Owns one execution's limiters (one per model string), ledger and budget."""
+
+    def __init__(
+        self, budget: Budget, default_limit: ModelLimit, model_limits: dict[str, ModelLimit] | None = None
+    ) -> None:
+        self.budget = budget
+        self.ledger = UsageLedger()
+        self.default_limit = default_limit
+        self.model_limits = dict(model_limits or {})
+        self._limiters: dict[str, RateLimiter] = {}
+
+    def limiter(self, model_string: str) -> RateLimiter:
+        if model_string not in self._limiters:
+            limit = self.model_limits.get(model_string, self.default_limit)
+            self._limiters[model_string] = RateLimiter(limit.max_concurrent, limit.requests_per_minute)
+        return self._limiters[model_string]
+
+    def check_budget(self) -> None:
+        exceeded = self.ledger.exceeded(self.budget)
+        if exceeded is not None:
+            raise exceeded
+
+    def wrap(self, model: Model, model_string: str, role: str) -> Model:
+        """The `wrap_models` hook: every model of the execution becomes governed."""
+        return GovernedModel(model, governor=self, model_string=model_string, site=role)
+
+
+class GovernedModel(WrapperModel):
+    """Checks the budget, waits for a rate-limit slot, makes the request, records its usage."""
+
+    def __init__(self, wrapped: Model, *, governor: Governor, model_string: str, site: str) -> None:
+        super().__init__(wrapped)
+        self.governor = governor
+        self.model_string = model_string
+        self.site = site
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        self.governor.check_budget()
+        async with self.governor.limiter(self.model_string).slot():
+            response = await self.wrapped.request(messages, model_settings, model_request_parameters)
+        usage = RunUsage(requests=1)
+        usage.incr(response.usage)
+        self.governor.ledger.record(self.site, self.model_string, usage)
+        return response

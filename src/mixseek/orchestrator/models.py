@@ -1,0 +1,51 @@
+"""The result of one execution, as printed by `mixseek exec` and stored with it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+ExecutionStatus = Literal["completed", "partial_failure", "failed", "interrupted"]
+StopReason = Literal["finished", "budget", "execution_timeout", "interrupted"]
+
+EXIT_CODES: dict[str, int] = {"completed": 0, "partial_failure": 1, "failed": 2, "interrupted": 130}
+
+
+class TeamSummary(BaseModel):
+    team_id: str
+    team_name: str
+    status: Literal["completed", "failed", "stopped"]
+    rounds_completed: int
+    best_round: int | None = None
+    best_score: float | None = None
+    exit_reason: str | None = None
+    error: str | None = None
+
+
+class BestSubmission(BaseModel):
+    team_id: str
+    team_name: str
+    round_number: int
+    score: float
+    content: str
+
+
+class ExecutionSummary(BaseModel):
+    execution_id: str
+    user_prompt: str
+    status: ExecutionStatus
+    stop_reason: StopReason
+    stop_detail: str | None = None
+    best: BestSubmission | None = None
+    leaderboard: list[dict[str, Any]] = Field(default_factory=list)
+    teams: list[TeamSummary] = Field(default_factory=list)
+    rounds_run: int = 0
+    usage: dict[str, Any] = Field(default_factory=dict)
+    usage_by_site: dict[str, Any] = Field(default_factory=dict)
+    cost_usd: float | None = None
+    duration_seconds: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]

@@ -1,0 +1,387 @@
+"""Running every team over rounds with a round barrier, and resuming an interrupted execution.
+
+State lives in the store, not in memory: what a round produced is saved when
+the round ends, and the decision to go on is saved right after. `_drive`
+walks rounds 1..max_rounds and does only what the store does not have yet, so
+a fresh run and a resumed one follow the same path and give the same board.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from pydantic_ai import UsageLimitExceeded
+
+from mixseek.agents.leader.agent import LeaderTeam
+from mixseek.agents.leader.models import usage_from_dict, usage_to_dict
+from mixseek.config.bundle import ExecutionConfig
+from mixseek.errors import MixseekError
+from mixseek.evaluator import Evaluator
+from mixseek.llm import wrap_models
+from mixseek.llm.retrying import RetryTiming, retry_timing
+from mixseek.orchestrator.events import Event, EventBus, EventKind, EventSink
+from mixseek.orchestrator.governor import Budget, Governor, ModelLimit
+from mixseek.orchestrator.models import (
+    BestSubmission,
+    ExecutionStatus,
+    ExecutionSummary,
+    StopReason,
+    TeamSummary,
+)
+from mixseek.prompt_builder.builder import UserPromptBuilder
+from mixseek.round_controller.controller import RoundController
+from mixseek.round_controller.judgment_client import JudgmentClient
+from mixseek.round_controller.models import RoundDecision, RoundOutcome
+from mixseek.storage.aggregation_store import AggregationStore
+
+RESUMABLE_STATUSES = ("running", "interrupted")
+
+
+def usage_cost(totals: dict[str, object]) -> float | None:
+    cost = totals.get("cost")
+    return float(cost) if isinstance(cost, int | float) else None
+
+
+def new_execution_id() -> str:
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
+
+
+@dataclass
+class TeamProgress:
+    """What the store says a team has done so far in this execution."""
+
+    completed: dict[int, float] = field(default_factory=dict)
+    decisions: dict[int, bool] = field(default_factory=dict)
+    exit_reason: str | None = None
+    failed: str | None = None
+
+    def alive_at(self, round_number: int) -> bool:
+        return self.failed is None and all(self.decisions.get(k) for k in range(1, round_number))
+
+
+class Orchestrator:
+    """One execution of all configured teams; models are built once, up front."""
+
+    def __init__(
+        self,
+        config: ExecutionConfig,
+        *,
+        store: AggregationStore | None = None,
+        sinks: Iterable[EventSink] = (),
+    ) -> None:
+        self.config = config
+        self.settings = config.orchestrator.value
+        self.store = store or AggregationStore(config.workspace.db_path)
+        self.events = EventBus(sinks)
+        s = self.settings
+        self.governor = Governor(
+            Budget(s.max_total_tokens, s.max_requests, s.max_cost_usd),
+            ModelLimit(s.max_concurrent_requests_per_model, s.requests_per_minute_per_model),
+            {
+                k: ModelLimit(v.max_concurrent_requests, v.requests_per_minute)
+                for k, v in s.model_limits.items()
+            },
+        )
+        timing = RetryTiming(s.retry_base_delay_seconds, s.retry_max_delay_seconds)
+        evaluator_dir = config.evaluator.file.parent if config.evaluator.file else config.workspace.configs
+        with wrap_models(self.governor.wrap), retry_timing(timing):
+            self.prompt_builder = UserPromptBuilder(config.workspace.root, self.store)
+            self.evaluator = Evaluator(
+                config.evaluator.value, self.prompt_builder.build_evaluator_prompt, base_dir=evaluator_dir
+            )
+            self.judgment = JudgmentClient(config.judgment.value, self.prompt_builder.build_judgment_prompt)
+            self.teams = {
+                entry.config.team_id: LeaderTeam(entry.config, base_dir=entry.path.parent)
+                for entry in config.teams
+            }
+
+    # -- public ---------------------------------------------------------------
+
+    def config_snapshot(self) -> dict[str, object]:
+        """What the execution was started with; resume compares its hash with the current files."""
+        data: dict[str, object] = {
+            "workspace": str(self.config.workspace.root),
+            "orchestrator_file": str(self.config.orchestrator.file),
+            "orchestrator": self.settings.model_dump(mode="json"),
+            "teams": {e.config.team_id: e.config.model_dump(mode="json") for e in self.config.teams},
+            "evaluator": self.config.evaluator.value.model_dump(mode="json"),
+            "judgment": self.config.judgment.value.model_dump(mode="json"),
+            "prompt_builder": self.prompt_builder.settings.model_dump(mode="json"),
+        }
+        data["hash"] = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+        return data
+
+    async def run(self, user_prompt: str, *, execution_id: str | None = None) -> ExecutionSummary:
+        if not user_prompt.strip():
+            raise MixseekError("PROMPT: must not be empty")
+        execution_id = execution_id or new_execution_id()
+        await self.store.create_execution(execution_id, user_prompt, self.config_snapshot())
+        self._emit(
+            "execution_started", execution_id, teams=list(self.teams), max_rounds=self.settings.max_rounds
+        )
+        return await self._drive(execution_id, user_prompt)
+
+    async def resume(self, execution_id: str) -> ExecutionSummary:
+        record = await self.store.get_execution(execution_id)
+        if record is None:
+            raise MixseekError(f"--resume: no execution '{execution_id}' in {self.store.db_path}")
+        if record.status not in RESUMABLE_STATUSES:
+            raise MixseekError(
+                f"--resume: execution '{execution_id}' is {record.status}; only running or "
+                "interrupted executions can be resumed"
+            )
+        changed = record.config.get("hash") != self.config_snapshot()["hash"]
+        await self.store.reopen_execution(execution_id)
+        self.governor.ledger.preload(usage_from_dict(await self.store.get_usage_totals(execution_id)))
+        self._emit("execution_resumed", execution_id, config_changed=changed or None)
+        return await self._drive(execution_id, record.user_prompt)
+
+    # -- the round loop -------------------------------------------------------
+
+    def _emit(
+        self,
+        kind: EventKind,
+        execution_id: str,
+        team_id: str | None = None,
+        round_number: int | None = None,
+        **data: object,
+    ) -> None:
+        self.events.emit(Event(kind, execution_id, team_id, round_number, data))
+
+    def _controller(self, execution_id: str, user_prompt: str, team_id: str) -> RoundController:
+        return RoundController(
+            execution_id=execution_id,
+            user_prompt=user_prompt,
+            team=self.teams[team_id],
+            store=self.store,
+            prompt_builder=self.prompt_builder,
+            evaluator=self.evaluator,
+            judgment=self.judgment,
+            judgment_settings=self.config.judgment.value,
+            governor=self.governor,
+            timeout_seconds=self.settings.timeout_per_team_seconds,
+        )
+
+    async def _load_progress(self, execution_id: str) -> dict[str, TeamProgress]:
+        progress = {team_id: TeamProgress() for team_id in self.teams}
+        for row in await self.store.get_leader_board(execution_id):
+            if row.team_id in progress:
+                progress[row.team_id].completed[row.round_number] = row.evaluation_score
+        for status in await self.store.get_round_statuses(execution_id):
+            team = progress.get(status.team_id)
+            if team is None:
+                continue
+            if status.status in ("failed", "timeout"):
+                team.failed = status.error_message or status.status
+            elif status.status == "completed" and status.should_continue is not None:
+                team.decisions[status.round_number] = status.should_continue
+                team.exit_reason = status.exit_reason or team.exit_reason
+        return progress
+
+    async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
+        started = time.monotonic()
+        controllers = {t: self._controller(execution_id, user_prompt, t) for t in self.teams}
+        progress = await self._load_progress(execution_id)
+        slots = asyncio.Semaphore(self.settings.max_concurrent_teams)
+        stop: tuple[StopReason, str | None] = ("finished", None)
+        rounds_run = 0
+        try:
+            async with asyncio.timeout(self.settings.execution_timeout_seconds):
+                for round_number in range(1, self.settings.max_rounds + 1):
+                    alive = [t for t in self.teams if progress[t].alive_at(round_number)]
+                    if not alive:
+                        break
+                    rounds_run = round_number
+                    stop = await self._play_round(
+                        execution_id, round_number, alive, controllers, progress, slots
+                    )
+                    if stop[0] != "finished":
+                        break
+        except TimeoutError:
+            stop = (
+                "execution_timeout",
+                f"execution timeout of {self.settings.execution_timeout_seconds:g} s",
+            )
+        except asyncio.CancelledError:
+            await self._finish(
+                execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds_run, started
+            )
+            raise
+        finally:
+            await self._flush_usage(execution_id)
+        return await self._finish(execution_id, user_prompt, progress, stop, rounds_run, started)
+
+    async def _play_round(
+        self,
+        execution_id: str,
+        round_number: int,
+        alive: list[str],
+        controllers: dict[str, RoundController],
+        progress: dict[str, TeamProgress],
+        slots: asyncio.Semaphore,
+    ) -> tuple[StopReason, str | None]:
+        pending = [t for t in alive if round_number not in progress[t].completed]
+        if pending:
+            exceeded = self.governor.ledger.exceeded(self.governor.budget)
+            if exceeded is not None:
+                return "budget", str(exceeded)
+            self._emit("round_started", execution_id, round_number=round_number, teams=pending)
+
+            async def play(team_id: str) -> RoundOutcome:
+                async with slots:
+                    self._emit("team_round_started", execution_id, team_id, round_number)
+                    outcome = await controllers[team_id].run_team_round(round_number)
+                    self._emit(
+                        "team_round_finished",
+                        execution_id,
+                        team_id,
+                        round_number,
+                        status=outcome.status,
+                        score=outcome.score,
+                        error=outcome.error,
+                        tokens=outcome.usage.get("team", {}).get("input_tokens", 0)
+                        + outcome.usage.get("team", {}).get("output_tokens", 0)
+                        + outcome.usage.get("evaluation", {}).get("input_tokens", 0)
+                        + outcome.usage.get("evaluation", {}).get("output_tokens", 0),
+                        elapsed=round(outcome.elapsed_seconds, 3),
+                    )
+                    await self._flush_usage(execution_id)
+                    return outcome
+
+            outcomes = await asyncio.gather(*(play(t) for t in pending))
+            budget_cut: str | None = None
+            for outcome in outcomes:
+                team = progress[outcome.team_id]
+                if outcome.status == "completed" and outcome.score is not None:
+                    team.completed[round_number] = outcome.score
+                elif outcome.status == "budget":
+                    budget_cut = outcome.error
+                else:
+                    team.failed = outcome.error or outcome.status
+            if budget_cut is not None:
+                return "budget", budget_cut
+        undecided = [
+            t for t in alive if progress[t].failed is None and round_number not in progress[t].decisions
+        ]
+
+        async def decide(team_id: str) -> tuple[str, RoundDecision]:
+            async with slots:
+                decision = await controllers[team_id].decide(
+                    round_number, min_rounds=self.settings.min_rounds, max_rounds=self.settings.max_rounds
+                )
+                self._emit(
+                    "team_decided",
+                    execution_id,
+                    team_id,
+                    round_number,
+                    should_continue=decision.should_continue,
+                    reason=decision.reason,
+                    confidence=decision.confidence,
+                    reasoning=decision.reasoning,
+                )
+                return team_id, decision
+
+        try:
+            decided = await asyncio.gather(*(decide(t) for t in undecided))
+        except UsageLimitExceeded as exc:
+            return "budget", str(exc)
+        for team_id, decision in decided:
+            progress[team_id].decisions[round_number] = decision.should_continue
+            if not decision.should_continue:
+                progress[team_id].exit_reason = decision.reason
+        return "finished", None
+
+    # -- the end --------------------------------------------------------------
+
+    async def _flush_usage(self, execution_id: str) -> None:
+        entries = self.governor.ledger.take_unsaved()
+        if entries:
+            await self.store.record_model_calls(execution_id, [e.as_row() for e in entries])
+
+    async def _finish(
+        self,
+        execution_id: str,
+        user_prompt: str,
+        progress: dict[str, TeamProgress],
+        stop: tuple[StopReason, str | None],
+        rounds_run: int,
+        started: float,
+    ) -> ExecutionSummary:
+        self._emit("execution_stopping", execution_id, reason=stop[0], detail=stop[1])
+        teams: list[TeamSummary] = []
+        for team_id, team in progress.items():
+            name = self.teams[team_id].config.team_name
+            best_round: int | None = None
+            if team.completed:
+                best_round = max(team.completed, key=lambda r: (team.completed[r], r))
+                await self.store.mark_final(execution_id, team_id, best_round)
+            teams.append(
+                TeamSummary(
+                    team_id=team_id,
+                    team_name=name,
+                    status="failed" if team.failed else "completed",
+                    rounds_completed=len(team.completed),
+                    best_round=best_round,
+                    best_score=team.completed[best_round] if best_round is not None else None,
+                    exit_reason=None if team.failed else (team.exit_reason or stop[0]),
+                    error=team.failed,
+                )
+            )
+        failed = sum(1 for t in teams if t.status == "failed")
+        status: ExecutionStatus
+        if stop[0] == "interrupted":
+            status = "interrupted"
+        elif failed == 0:
+            status = "completed"
+        elif failed == len(teams):
+            status = "failed"
+        else:
+            status = "partial_failure"
+        ranking = await self.store.get_leader_board_ranking(execution_id)
+        best: BestSubmission | None = None
+        if ranking:
+            top = ranking[0]
+            rows = await self.store.get_leader_board(execution_id)
+            row = max(
+                (r for r in rows if r.team_id == top["team_id"]),
+                key=lambda r: (r.evaluation_score, r.round_number),
+            )
+            best = BestSubmission(
+                team_id=row.team_id,
+                team_name=row.team_name,
+                round_number=row.round_number,
+                score=row.evaluation_score,
+                content=row.submission_content,
+            )
+        totals = usage_from_dict(await self.store.get_usage_totals(execution_id))
+        summary = ExecutionSummary(
+            execution_id=execution_id,
+            user_prompt=user_prompt,
+            status=status,
+            stop_reason=stop[0],
+            stop_detail=stop[1],
+            best=best,
+            leaderboard=ranking,
+            teams=teams,
+            rounds_run=rounds_run,
+            usage=usage_to_dict(totals),
+            usage_by_site=await self.store.get_usage_by_site(execution_id),
+            cost_usd=usage_cost(await self.store.get_usage_totals(execution_id)),
+            duration_seconds=round(time.monotonic() - started, 3),
+        )
+        await self.store.finish_execution(execution_id, status, summary.model_dump(mode="json"))
+        self._emit(
+            "execution_finished",
+            execution_id,
+            status=status,
+            best_team=best.team_id if best else None,
+            best_score=best.score if best else None,
+        )
+        return summary

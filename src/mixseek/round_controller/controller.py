@@ -1,0 +1,232 @@
+"""One team's rounds: prompt, team run, evaluation, save, judgment (seed 003)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic_ai import UsageLimitExceeded
+
+from mixseek.agents.leader.agent import LeaderTeam
+from mixseek.agents.leader.models import usage_to_dict
+from mixseek.config.judgment import JudgmentSettings
+from mixseek.evaluator import Evaluator
+from mixseek.orchestrator.governor import Governor, call_scope
+from mixseek.prompt_builder.models import RoundPromptContext
+from mixseek.prompt_builder.protocol import PromptBuilder
+from mixseek.round_controller.judgment_client import JudgmentClient
+from mixseek.round_controller.models import RoundDecision, RoundOutcome
+from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.storage.models import RoundRecord
+
+logger = logging.getLogger("mixseek.round_controller")
+
+
+class RankingSnapshot:
+    """The leaderboard as it stood after `max_round`: the round barrier, also on resume.
+
+    A team re-running round r after an interruption must not see other teams'
+    round-r results that were saved before the interruption.
+    """
+
+    def __init__(self, store: AggregationStore, max_round: int) -> None:
+        self.store = store
+        self.max_round = max_round
+
+    async def get_leader_board_ranking(self, execution_id: str) -> list[dict[str, Any]]:
+        return await self.store.get_leader_board_ranking(execution_id, max_round=self.max_round)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class RoundController:
+    """Runs and judges the rounds of one team within one execution."""
+
+    def __init__(
+        self,
+        *,
+        execution_id: str,
+        user_prompt: str,
+        team: LeaderTeam,
+        store: AggregationStore,
+        prompt_builder: PromptBuilder,
+        evaluator: Evaluator,
+        judgment: JudgmentClient,
+        judgment_settings: JudgmentSettings,
+        governor: Governor | None = None,
+        timeout_seconds: float | None = None,
+    ) -> None:
+        self.execution_id = execution_id
+        self.user_prompt = user_prompt
+        self.team = team
+        self.store = store
+        self.prompt_builder = prompt_builder
+        self.evaluator = evaluator
+        self.judgment = judgment
+        self.judgment_settings = judgment_settings
+        self.governor = governor
+        self.timeout_seconds = timeout_seconds
+
+    @property
+    def team_id(self) -> str:
+        return self.team.config.team_id
+
+    @property
+    def team_name(self) -> str:
+        return self.team.config.team_name
+
+    async def _context(self, round_number: int, *, including_current: bool) -> RoundPromptContext:
+        history = await self.store.get_team_submission_history(self.execution_id, self.team_id)
+        last = round_number if including_current else round_number - 1
+        return RoundPromptContext(
+            user_prompt=self.user_prompt,
+            round_number=round_number,
+            round_history=[h for h in history if h.round_number <= last],
+            team_id=self.team_id,
+            team_name=self.team_name,
+            execution_id=self.execution_id,
+            store=RankingSnapshot(self.store, last),
+        )
+
+    def _outcome(self, round_number: int, started: datetime, **fields: object) -> RoundOutcome:
+        return RoundOutcome.model_validate(
+            {
+                "execution_id": self.execution_id,
+                "team_id": self.team_id,
+                "team_name": self.team_name,
+                "round_number": round_number,
+                "started_at": started,
+                "ended_at": _now(),
+                **fields,
+            }
+        )
+
+    async def run_team_round(self, round_number: int) -> RoundOutcome:
+        """Prompt → team → evaluation → save, within the team-round timeout.
+
+        A failure is returned as an outcome (and recorded), never raised: the
+        orchestrator isolates the team and the others go on.
+        """
+        started = _now()
+        await self.store.mark_round_started(self.execution_id, self.team_id, round_number, started_at=started)
+        with call_scope(self.team_id, round_number):
+            try:
+                async with asyncio.timeout(self.timeout_seconds):
+                    return await self._run(round_number, started)
+            except TimeoutError:
+                error = f"team round timed out after {self.timeout_seconds:g} s"
+                await self.store.mark_round_failed(
+                    self.execution_id, self.team_id, round_number, "timeout", error
+                )
+                return self._outcome(round_number, started, status="timeout", error=error)
+            except UsageLimitExceeded as exc:
+                # cut by the execution budget: not the team's fault, and a resume may redo it
+                return self._outcome(round_number, started, status="budget", error=str(exc))
+            except Exception as exc:
+                error = _one_line(exc)
+                logger.warning("team %s round %d failed: %s", self.team_id, round_number, error, exc_info=exc)
+                await self.store.mark_round_failed(
+                    self.execution_id, self.team_id, round_number, "failed", error
+                )
+                return self._outcome(round_number, started, status="failed", error=error)
+
+    async def _run(self, round_number: int, started: datetime) -> RoundOutcome:
+        context = await self._context(round_number, including_current=False)
+        prompt = await self.prompt_builder.build_team_prompt(context)
+        team_result = await self.team.run(prompt, round_number=round_number)
+        evaluation = await self.evaluator.evaluate(self.user_prompt, team_result.output)
+        usage: dict[str, Any] = {
+            "team": usage_to_dict(team_result.usage),
+            "leader": usage_to_dict(team_result.leader_usage),
+            "members": usage_to_dict(team_result.record.total_usage),
+            "evaluation": usage_to_dict(evaluation.usage),
+        }
+        if self.governor is not None:
+            usage["by_site"] = self.governor.ledger.by_site(self.team_id, round_number)
+        ended = _now()
+        await self.store.save_round(
+            RoundRecord(
+                execution_id=self.execution_id,
+                team_id=self.team_id,
+                team_name=self.team_name,
+                round_number=round_number,
+                submission_content=team_result.output,
+                evaluation_score=evaluation.overall_score,
+                evaluation_feedback=evaluation.feedback,
+                score_details=evaluation.score_details,
+                usage_info=usage,
+                message_history=team_result.messages_json(),
+                member_submissions_record=team_result.record.stored_json(),
+                started_at=started,
+                ended_at=ended,
+            )
+        )
+        return self._outcome(
+            round_number,
+            started,
+            status="completed",
+            score=evaluation.overall_score,
+            score_details=evaluation.score_details,
+            feedback=evaluation.feedback,
+            submission=team_result.output,
+            usage=usage,
+            member_successes=team_result.record.success_count,
+            member_failures=team_result.record.failure_count,
+        )
+
+    async def decide(self, round_number: int, *, min_rounds: int, max_rounds: int) -> RoundDecision:
+        """Whether the team plays round `round_number + 1`; the decision is stored with the round."""
+        if round_number < min_rounds:
+            decision = RoundDecision(should_continue=True, reason="min_rounds")
+        elif round_number >= max_rounds and not self.judgment_settings.judge_on_final_round:
+            decision = RoundDecision(should_continue=False, reason="max_rounds")
+        else:
+            decision = await self._judge(round_number, final=round_number >= max_rounds)
+        await self.store.record_decision(
+            self.execution_id,
+            self.team_id,
+            round_number,
+            should_continue=decision.should_continue,
+            exit_reason=None if decision.should_continue else decision.reason,
+            reasoning=decision.reasoning,
+            confidence=decision.confidence,
+        )
+        return decision
+
+    async def _judge(self, round_number: int, *, final: bool) -> RoundDecision:
+        with call_scope(self.team_id, round_number):
+            try:
+                context = await self._context(round_number, including_current=True)
+                result = await self.judgment.judge(context)
+            except UsageLimitExceeded:
+                raise
+            except Exception as exc:
+                logger.warning("judgment for team %s round %d failed: %s", self.team_id, round_number, exc)
+                return RoundDecision(
+                    should_continue=False, reason="judgment_failed", reasoning=_one_line(exc)
+                )
+        out = result.output
+        if final:
+            return RoundDecision(
+                should_continue=False,
+                reason="max_rounds",
+                reasoning=out.reasoning,
+                confidence=out.confidence_score,
+                judged=True,
+            )
+        return RoundDecision(
+            should_continue=out.should_continue,
+            reason="judgment",
+            reasoning=out.reasoning,
+            confidence=out.confidence_score,
+            judged=True,
+        )
