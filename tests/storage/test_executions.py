@@ -89,6 +89,7 @@ async def test_read_only_store_reads_but_refuses_writes(store: AggregationStore,
             {"team_id": "team-a", "team_name": "Team team-a", "max_score": 75.0, "total_rounds": 1}
         ]
         assert not reader.is_open  # readers release the file after each operation by default
+        assert await reader.get_leader_board_ranking("exec-1", max_round=0) == []
         with pytest.raises(StorageError, match="store is read-only"):
             await reader.create_execution("exec-2", "p", {})
 

@@ -11,7 +11,16 @@ from mixseek.errors import MixseekError
 from mixseek.storage import AggregationStore, SchemaVersionError
 from mixseek.storage.schema import CURRENT_VERSION, MIGRATIONS, Migration, migrate, read_version
 
-TABLES = ["executions", "leader_board", "round_history", "round_status", "schema_version", "team_standings"]
+TABLES = [
+    "executions",
+    "leader_board",
+    "model_calls",
+    "round_history",
+    "round_status",
+    "schema_version",
+    "team_standings",
+]
+ALL_VERSIONS = [(1, "initial schema"), (2, "model_calls: usage per model request")]
 
 
 def tables(path: Path) -> list[str]:
@@ -32,22 +41,22 @@ def versions(path: Path) -> list[tuple[int, str]]:
 
 
 def test_current_version_is_the_last_migration() -> None:
-    assert CURRENT_VERSION == 1
-    assert [m.version for m in MIGRATIONS] == [1]
+    assert CURRENT_VERSION == 2
+    assert [m.version for m in MIGRATIONS] == [1, 2]
 
 
 async def test_new_file_gets_the_full_schema(db_path: Path) -> None:
     async with AggregationStore(db_path) as store:
         await store.initialize()
     assert tables(db_path) == TABLES
-    assert versions(db_path) == [(1, "initial schema")]
+    assert versions(db_path) == ALL_VERSIONS
 
 
 async def test_reopening_does_not_migrate_again(db_path: Path) -> None:
     for number in range(2):
         async with AggregationStore(db_path) as store:
             await store.create_execution(f"exec-{number}", "p", {})
-    assert versions(db_path) == [(1, "initial schema")]
+    assert versions(db_path) == ALL_VERSIONS
 
 
 async def test_version_0_file_is_upgraded_and_keeps_its_data(db_path: Path) -> None:
@@ -60,8 +69,8 @@ async def test_version_0_file_is_upgraded_and_keeps_its_data(db_path: Path) -> N
 
     async with AggregationStore(db_path) as store:
         await store.create_execution("exec-1", "p", {})
-    assert tables(db_path) == ["executions", "leader_board", "notes", *TABLES[2:]]
-    assert versions(db_path) == [(1, "initial schema")]
+    assert tables(db_path) == sorted([*TABLES, "notes"])
+    assert versions(db_path) == ALL_VERSIONS
     conn = duckdb.connect(str(db_path), read_only=True)
     assert conn.execute("SELECT text FROM notes").fetchall() == [("kept",)]
     conn.close()
@@ -70,10 +79,10 @@ async def test_version_0_file_is_upgraded_and_keeps_its_data(db_path: Path) -> N
 def test_older_file_is_upgraded_to_the_next_migration(tmp_path: Path) -> None:
     path = str(tmp_path / "m.db")
     conn = duckdb.connect(path)
-    assert migrate(conn, path) == 1
+    assert migrate(conn, path, MIGRATIONS[:1]) == 1
     conn.execute("INSERT INTO executions (execution_id, user_prompt) VALUES ('exec-1', 'p')")
     later = (
-        *MIGRATIONS,
+        *MIGRATIONS[:1],
         Migration(2, "executions.tag", ("ALTER TABLE executions ADD COLUMN tag TEXT DEFAULT 'none'",)),
         Migration(3, "tag index", ("CREATE INDEX idx_executions_tag ON executions (tag)",)),
     )
@@ -91,9 +100,9 @@ def test_older_file_is_upgraded_to_the_next_migration(tmp_path: Path) -> None:
 def test_failed_migration_leaves_the_file_unchanged(tmp_path: Path) -> None:
     path = str(tmp_path / "m.db")
     conn = duckdb.connect(path)
-    migrate(conn, path)
+    migrate(conn, path, MIGRATIONS[:1])
     broken = (
-        *MIGRATIONS,
+        *MIGRATIONS[:1],
         Migration(2, "half", ("ALTER TABLE executions ADD COLUMN tag TEXT", "SELECT * FROM no_such_table")),
     )
     with pytest.raises(
@@ -121,7 +130,7 @@ def test_failed_first_migration_creates_nothing(tmp_path: Path) -> None:
 def test_migration_versions_must_be_consecutive(tmp_path: Path) -> None:
     conn = duckdb.connect(str(tmp_path / "m.db"))
     with pytest.raises(ValueError, match="found 3 at 2"):
-        migrate(conn, "m.db", (*MIGRATIONS, Migration(3, "gap", ())))
+        migrate(conn, "m.db", (*MIGRATIONS[:1], Migration(3, "gap", ())))
     conn.close()
 
 
@@ -138,7 +147,7 @@ async def test_newer_file_is_refused_with_a_clear_error(db_path: Path) -> None:
             await store.get_leader_board_ranking("exec-1")
         assert isinstance(caught.value, MixseekError)
         assert str(caught.value) == (
-            f"{db_path}: database schema version 7 is newer than this mixseek supports (up to 1); "
+            f"{db_path}: database schema version 7 is newer than this mixseek supports (up to 2); "
             "upgrade mixseek to open it"
         )
         assert not store.is_open
@@ -151,7 +160,23 @@ async def test_read_only_store_does_not_upgrade(db_path: Path) -> None:
     with pytest.raises(SchemaVersionError) as caught:
         await reader.initialize()
     assert str(caught.value) == (
-        f"{db_path}: database schema version 0 is older than this mixseek needs (1); "
+        f"{db_path}: database schema version 0 is older than this mixseek needs (2); "
         "open it read-write once to upgrade it"
     )
     assert tables(db_path) == []
+
+
+async def test_version_1_file_gets_model_calls_and_keeps_its_rounds(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = duckdb.connect(str(db_path))
+    assert migrate(conn, str(db_path), MIGRATIONS[:1]) == 1
+    conn.execute("INSERT INTO executions (execution_id, user_prompt) VALUES ('exec-1', 'p')")
+    conn.close()
+    async with AggregationStore(db_path) as store:
+        await store.record_model_calls(
+            "exec-1",
+            [{"team_id": "a", "round_number": 1, "site": "judgment", "model": "m", "input_tokens": 3}],
+        )
+        assert await store.get_usage_totals("exec-1") == {"requests": 1, "input_tokens": 3, "output_tokens": 0}
+        assert (await store.get_execution("exec-1")) is not None
+    assert versions(db_path) == ALL_VERSIONS

@@ -191,14 +191,14 @@ class RoundController:
             decision = RoundDecision(should_continue=False, reason="max_rounds")
         else:
             decision = await self._judge(round_number, final=round_number >= max_rounds)
-        await self.store.record_decision(
+        await self.store.update_judgment(
             self.execution_id,
             self.team_id,
             round_number,
             should_continue=decision.should_continue,
-            exit_reason=None if decision.should_continue else decision.reason,
             reasoning=decision.reasoning,
             confidence=decision.confidence,
+            exit_reason=None if decision.should_continue else decision.reason,
         )
         return decision
 

@@ -46,9 +46,12 @@ RETURNING round_number
 """
 
 
+_STANDINGS_COLUMNS = "execution_id, team_id, team_name, max_score, best_round, total_rounds, last_round"
+
+
 def _team_aggregate(where: str) -> str:
-    """Per team: name (from its latest round), best score, rounds on the board, and
-    the latest round that reached the best score (the ranking's tie break)."""
+    """Per team: name (from its latest round), best score, the latest round that reached
+    it (the ranking's tie break), rounds on the board, and the latest round on the board."""
     return f"""
     WITH board AS (
         SELECT execution_id, team_id, team_name, round_number, evaluation_score
@@ -61,7 +64,8 @@ def _team_aggregate(where: str) -> str:
            arg_max(board.team_name, board.round_number) AS team_name,
            best.max_score,
            max(board.round_number) FILTER (WHERE board.evaluation_score = best.max_score) AS best_round,
-           count(*) AS total_rounds
+           count(*) AS total_rounds,
+           max(board.round_number) AS last_round
     FROM board JOIN best USING (execution_id, team_id)
     GROUP BY board.execution_id, board.team_id, best.max_score
     """
@@ -71,26 +75,25 @@ def _team_aggregate(where: str) -> str:
 # (execution_id, team_id). A team with no rounds on the board ends with no row.
 REFRESH_STANDINGS = (
     "DELETE FROM team_standings WHERE execution_id = ? AND team_id = ?",
-    "INSERT INTO team_standings (execution_id, team_id, team_name, max_score, best_round, total_rounds) "
+    f"INSERT INTO team_standings ({_STANDINGS_COLUMNS}) "
     + _team_aggregate("execution_id = ? AND team_id = ?"),
 )
 
 # Recomputes every team's standings (after bulk loads).
 REBUILD_ALL_STANDINGS = (
     "DELETE FROM team_standings",
-    "INSERT INTO team_standings (execution_id, team_id, team_name, max_score, best_round, total_rounds) "
-    + _team_aggregate("TRUE"),
+    f"INSERT INTO team_standings ({_STANDINGS_COLUMNS}) " + _team_aggregate("TRUE"),
 )
 
 _RANKING_ORDER = "ORDER BY max_score DESC, best_round DESC, team_id ASC"
 
 RANKING = f"""
-SELECT team_id, team_name, max_score, total_rounds FROM team_standings
+SELECT team_id, team_name, max_score, total_rounds, last_round FROM team_standings
 WHERE execution_id = ? {_RANKING_ORDER}
 """
 
 RANKING_UP_TO_ROUND = f"""
-SELECT team_id, team_name, max_score, total_rounds
+SELECT team_id, team_name, max_score, total_rounds, last_round
 FROM ({_team_aggregate("execution_id = ? AND round_number <= ?")})
 {_RANKING_ORDER}
 """
@@ -115,3 +118,33 @@ ROUND_STATUS_COLUMNS = (
     "execution_id, team_id, round_number, status, started_at, ended_at, should_continue, "
     "judgment_reasoning, judgment_confidence, exit_reason, error_message"
 )
+
+
+INSERT_MODEL_CALL = """
+INSERT INTO model_calls
+    (execution_id, team_id, round_number, site, model, requests, input_tokens, output_tokens, cost, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+
+
+def usage_query(
+    group_by: str, execution_id: str, team_id: str | None, round_number: int | None
+) -> tuple[str, list[object]]:
+    """Summed usage of one execution, optionally of one team or team round, optionally per column."""
+    where = ["execution_id = ?"]
+    params: list[object] = [execution_id]
+    if team_id is not None:
+        where.append("team_id = ?")
+        params.append(team_id)
+    if round_number is not None:
+        where.append("round_number = ?")
+        params.append(round_number)
+    select = f"{group_by}, " if group_by else ""
+    query = (
+        f"SELECT {select}sum(requests) AS requests, sum(input_tokens) AS input_tokens, "
+        f"sum(output_tokens) AS output_tokens, sum(cost) AS cost FROM model_calls "
+        f"WHERE {' AND '.join(where)}"
+    )
+    if group_by:
+        query += f" GROUP BY {group_by} ORDER BY {group_by}"
+    return query, params

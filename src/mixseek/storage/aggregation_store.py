@@ -9,10 +9,11 @@ Ranking reads `team_standings`, a per-team summary rewritten in the same
 transaction as the leader_board row it derives from. The direct aggregate
 over leader_board needs an index lookup plus a row fetch per round per
 column; at 640k rows it measured about 8 ms p50 / 12 ms p95 (`bench/store.py`,
-"direct") against a 5 ms budget, whereas the summary (one row per team)
+"snapshot") against a 5 ms budget, whereas the summary (one row per team)
 answers in about 1.4 ms. Both are exact for any committed snapshot because
 they change together. A ranking restricted to earlier rounds (`max_round`)
-cannot use the summary and takes the direct aggregate.
+uses the summary too when no team has a later round on the board (the
+usual case under the round barrier), else the direct aggregate.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -78,6 +79,17 @@ def _dicts(conn: Conn, query: str, params: Sequence[object]) -> list[dict[str, A
     cursor = conn.execute(query, list(params))
     names = [column[0] for column in cursor.description or ()]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _usage_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "requests": int(row.get("requests") or 0),
+        "input_tokens": int(row.get("input_tokens") or 0),
+        "output_tokens": int(row.get("output_tokens") or 0),
+    }
+    if row.get("cost") is not None:
+        usage["cost"] = float(row["cost"])
+    return usage
 
 
 def _execution(row: dict[str, Any]) -> ExecutionRecord:
@@ -153,6 +165,8 @@ class AggregationStore:
         await self.aclose()
 
     async def _call(self, work: Callable[[Conn], T], *, write: bool) -> T:
+        """Run `work` in a worker thread (writes in one transaction), retrying while
+        another process holds the file."""
         if write and self.read_only:
             raise StorageError(f"{self.db_path}: store is read-only")
         retry_index = 0
@@ -183,6 +197,59 @@ class AggregationStore:
             )
 
         await self._call(work, write=True)
+
+    async def reopen_execution(self, execution_id: str) -> None:
+        """Mark an interrupted execution as running again, for a resume."""
+
+        def work(conn: Conn) -> None:
+            updated = conn.execute(
+                "UPDATE executions SET status = 'running', ended_at = NULL WHERE execution_id = ? "
+                "RETURNING execution_id",
+                [execution_id],
+            ).fetchall()
+            if not updated:
+                raise RecordNotFoundError(f"no execution {execution_id!r}")
+
+        await self._call(work, write=True)
+
+    # -- model calls ----------------------------------------------------------
+
+    async def record_model_calls(self, execution_id: str, calls: Sequence[Mapping[str, Any]]) -> None:
+        """Append the usage of model requests (site = who called: leader, member, metric, judgment)."""
+        rows = [
+            [
+                execution_id,
+                c.get("team_id"),
+                c.get("round_number"),
+                c["site"],
+                c["model"],
+                int(c.get("requests", 1)),
+                int(c.get("input_tokens", 0)),
+                int(c.get("output_tokens", 0)),
+                c.get("cost"),
+                as_utc(c["created_at"]) if c.get("created_at") else _now(),
+            ]
+            for c in calls
+        ]
+        if not rows:
+            return
+        await self._call(lambda conn: conn.executemany(sql.INSERT_MODEL_CALL, rows), write=True)
+
+    async def get_usage_totals(
+        self, execution_id: str, *, team_id: str | None = None, round_number: int | None = None
+    ) -> dict[str, Any]:
+        """Summed usage of an execution (or of one team, or one team round)."""
+        query, params = sql.usage_query("", execution_id, team_id, round_number)
+        rows = await self._call(lambda conn: _dicts(conn, query, params), write=False)
+        return _usage_row(rows[0]) if rows else _usage_row({})
+
+    async def get_usage_by_site(
+        self, execution_id: str, *, team_id: str | None = None, round_number: int | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Summed usage per call site, e.g. "member 'analyst' of team 'alpha'"."""
+        query, params = sql.usage_query("site", execution_id, team_id, round_number)
+        rows = await self._call(lambda conn: _dicts(conn, query, params), write=False)
+        return {row["site"]: _usage_row(row) for row in rows}
 
     async def finish_execution(
         self,
@@ -313,12 +380,13 @@ class AggregationStore:
         team_id: str,
         round_number: int,
         should_continue: bool,
-        reasoning: str,
-        confidence: float,
+        reasoning: str | None,
+        confidence: float | None,
         exit_reason: str | None = None,
     ) -> None:
-        """Store the judgment made after a saved round (`confidence` within 0..1)."""
-        if not 0.0 <= confidence <= 1.0:
+        """Store the decision made after a saved round: a judgment (`confidence` within 0..1),
+        or a rule such as min_rounds/max_rounds (no reasoning, no confidence)."""
+        if confidence is not None and not 0.0 <= confidence <= 1.0:
             raise ValueError(f"confidence must be within 0..1, got {confidence}")
         params = [should_continue, reasoning, confidence, exit_reason, execution_id, team_id, round_number]
 
@@ -367,16 +435,19 @@ class AggregationStore:
         `{"team_id", "team_name", "max_score", "total_rounds"}`. With
         `max_round`, only rounds up to it count (a round-barrier snapshot).
         """
-        params: list[object] = [execution_id]
-        if max_round is None:
-            query = sql.RANKING
-        else:
-            query = sql.RANKING_UP_TO_ROUND
-            params.append(max_round)
-        rows = await self._call(lambda conn: conn.execute(query, params).fetchall(), write=False)
+
+        def work(conn: Conn) -> list[tuple[Any, ...]]:
+            rows = conn.execute(sql.RANKING, [execution_id]).fetchall()
+            if max_round is not None and any(row[4] > max_round for row in rows):
+                # Later rounds are on the board already: aggregate the earlier ones. The
+                # answer comes from this one query alone, so it is one consistent snapshot.
+                rows = conn.execute(sql.RANKING_UP_TO_ROUND, [execution_id, max_round]).fetchall()
+            return rows
+
+        rows = await self._call(work, write=False)
         return [
             {"team_id": team_id, "team_name": name, "max_score": float(score), "total_rounds": int(rounds)}
-            for team_id, name, score, rounds in rows
+            for team_id, name, score, rounds, _ in rows
         ]
 
     async def get_team_submission_history(

@@ -114,13 +114,38 @@ _INITIAL_SCHEMA: tuple[str, ...] = (
         max_score DOUBLE NOT NULL,
         best_round INTEGER NOT NULL,
         total_rounds INTEGER NOT NULL,
+        last_round INTEGER NOT NULL,
         PRIMARY KEY (execution_id, team_id)
     )
     """,
     "CREATE INDEX idx_team_standings_execution ON team_standings (execution_id)",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", _INITIAL_SCHEMA),)
+# Usage of every model request, so budgets and summaries survive an interrupted process.
+_MODEL_CALLS: tuple[str, ...] = (
+    "CREATE SEQUENCE model_calls_id_seq",
+    """
+    CREATE TABLE model_calls (
+        id BIGINT PRIMARY KEY DEFAULT nextval('model_calls_id_seq'),
+        execution_id TEXT NOT NULL,
+        team_id TEXT,
+        round_number INTEGER,
+        site TEXT NOT NULL,
+        model TEXT NOT NULL,
+        requests INTEGER NOT NULL DEFAULT 1,
+        input_tokens BIGINT NOT NULL DEFAULT 0,
+        output_tokens BIGINT NOT NULL DEFAULT 0,
+        cost DOUBLE,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+    )
+    """,
+    "CREATE INDEX idx_model_calls_execution ON model_calls (execution_id, team_id, round_number)",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial schema", _INITIAL_SCHEMA),
+    Migration(2, "model_calls: usage per model request", _MODEL_CALLS),
+)
 
 CURRENT_VERSION = MIGRATIONS[-1].version
 

@@ -1,0 +1,199 @@
+"""What a reply may be, the grammar schema that allows exactly that, and turning the reply into parts.
+
+A request offers some function tools and asks for a final answer: text, the arguments of an
+output tool, or a JSON object (native or prompted output). `build_plan` turns that into one of
+three modes:
+
+- `text`: a free text answer and no tools; generation is not constrained;
+- `direct`: exactly one possible reply, an output tool's arguments or a JSON object; the grammar
+  is that schema and the model writes the object itself;
+- `choice`: several possible replies; the grammar is an `anyOf` of
+  `{"tool": "<name>", "arguments": {...}}` per tool (function and output tools) and, when the
+  final answer is text or a JSON object, `{"final_answer": ...}`.
+
+`decode_reply` turns the generated text into a `ToolCallPart` (output tools included) or a
+`TextPart`, closing JSON that was cut off and checking numeric ranges on the way.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic_ai.messages import ModelResponsePart, TextPart, ToolCallPart
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.tools import ToolDefinition
+
+from mixseek.llm.local_model.repair import close_truncated_json
+from mixseek.llm.local_model.schema import (
+    JsonSchema,
+    enforce_numeric_ranges,
+    grammar_schema,
+    inline_refs,
+    string_cap_for,
+)
+
+PlanMode = Literal["text", "direct", "choice"]
+BranchKind = Literal["tool", "final_text", "final_json"]
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One kind of reply: a tool call, a final text answer or a final JSON answer."""
+
+    kind: BranchKind
+    schema: JsonSchema = field(default_factory=dict)
+    """The arguments' or answer's schema with refs inlined (ranges kept, for the post-check)."""
+    name: str | None = None
+    description: str | None = None
+    is_output_tool: bool = False
+
+
+@dataclass(frozen=True)
+class ResponsePlan:
+    """The replies a request allows and the JSON schema that constrains generation to them."""
+
+    mode: PlanMode
+    branches: tuple[Branch, ...]
+    grammar_schema: JsonSchema | None
+
+    @property
+    def allows_text(self) -> bool:
+        return any(branch.kind == "final_text" for branch in self.branches)
+
+
+def callable_function_tools(params: ModelRequestParameters) -> list[ToolDefinition]:
+    """The function tools the model may call on this request (withheld deferred tools excluded)."""
+    return [tool for tool in params.function_tools if params.visibility_of(tool.name) != "withheld"]
+
+
+def build_plan(params: ModelRequestParameters, *, max_tokens: int) -> ResponsePlan:
+    """The reply plan for a prepared request whose answer may use `max_tokens` tokens."""
+    branches: list[Branch] = []
+    for tool in callable_function_tools(params):
+        branches.append(_tool_branch(tool, is_output_tool=False))
+    for tool in params.output_tools:
+        branches.append(_tool_branch(tool, is_output_tool=True))
+    if params.output_mode in ("native", "prompted") and params.output_object is not None:
+        output = params.output_object
+        branches.append(
+            Branch(kind="final_json", schema=inline_refs(dict(output.json_schema)), description=output.description)
+        )
+    elif params.allow_text_output:
+        branches.append(Branch(kind="final_text"))
+
+    if not branches or (len(branches) == 1 and branches[0].kind == "final_text"):
+        return ResponsePlan(mode="text", branches=(Branch(kind="final_text"),), grammar_schema=None)
+    if len(branches) == 1:
+        branch = branches[0]
+        cap = string_cap_for(branch.schema, max_tokens)
+        return ResponsePlan(mode="direct", branches=(branch,), grammar_schema=grammar_schema(branch.schema, string_cap=cap))
+    alternatives = [_choice_alternative(branch, max_tokens) for branch in branches]
+    return ResponsePlan(mode="choice", branches=tuple(branches), grammar_schema={"anyOf": alternatives})
+
+
+def _tool_branch(tool: ToolDefinition, *, is_output_tool: bool) -> Branch:
+    return Branch(
+        kind="tool",
+        name=tool.name,
+        schema=inline_refs(dict(tool.parameters_json_schema)),
+        description=tool.description,
+        is_output_tool=is_output_tool,
+    )
+
+
+def _choice_alternative(branch: Branch, max_tokens: int) -> JsonSchema:
+    if branch.kind == "final_text":
+        # The final text answer is the whole reply: only `max_tokens` bounds it, and text cut off
+        # there is still an answer (the JSON is closed by `close_truncated_json`).
+        return _object({"final_answer": {"type": "string"}})
+    cap = string_cap_for(branch.schema, max_tokens)
+    simplified = grammar_schema(branch.schema, string_cap=cap)
+    if branch.kind == "final_json":
+        return _object({"final_answer": simplified})
+    return _object({"tool": {"const": branch.name}, "arguments": simplified})
+
+
+def _object(properties: dict[str, JsonSchema]) -> JsonSchema:
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+@dataclass(frozen=True)
+class DecodedReply:
+    """The parts of a reply and what was noticed while decoding it."""
+
+    parts: list[ModelResponsePart]
+    range_notes: list[str] = field(default_factory=list)
+    repaired: bool = False
+
+
+def decode_reply(plan: ResponsePlan, text: str, *, clamp: bool) -> DecodedReply:
+    """The response parts for generated `text` under `plan`.
+
+    Out-of-range numbers are clamped when `clamp`, else left for pydantic's validation (which
+    sends the model a retry prompt). Text that is not JSON where JSON was required (only possible
+    when the grammar could not be used) is passed on as it is, so validation reports it.
+    """
+    if plan.mode == "text":
+        return DecodedReply(parts=[TextPart(content=text.strip())])
+    value, repaired = _parse(text)
+    if plan.mode == "direct":
+        branch = plan.branches[0]
+        if value is _UNPARSED:
+            return DecodedReply(parts=[_unparsed_part(branch, text)])
+        return _decoded(branch, value, clamp=clamp, repaired=repaired)
+    if isinstance(value, dict):
+        tool_name = value.get("tool")
+        for branch in plan.branches:
+            if branch.kind == "tool" and branch.name == tool_name:
+                arguments = value.get("arguments")
+                return _decoded(branch, arguments if arguments is not None else {}, clamp=clamp, repaired=repaired)
+        if "final_answer" in value:
+            for branch in plan.branches:
+                if branch.kind in ("final_text", "final_json"):
+                    return _decoded(branch, value["final_answer"], clamp=clamp, repaired=repaired)
+    fallback = next((b for b in plan.branches if b.kind == "final_text"), None)
+    fallback = fallback or next((b for b in plan.branches if b.is_output_tool or b.kind == "final_json"), None)
+    return DecodedReply(parts=[_unparsed_part(fallback or plan.branches[0], text)], repaired=repaired)
+
+
+class _Unparsed:
+    pass
+
+
+_UNPARSED: Any = _Unparsed()
+
+
+def _parse(text: str) -> tuple[Any, bool]:
+    stripped = text.strip()
+    try:
+        return json.loads(stripped), False
+    except ValueError:
+        pass
+    closed = close_truncated_json(stripped)
+    if closed is None:
+        return _UNPARSED, False
+    return json.loads(closed), True
+
+
+def _decoded(branch: Branch, value: Any, *, clamp: bool, repaired: bool) -> DecodedReply:
+    notes: list[str] = []
+    if branch.kind != "final_text":
+        value, notes = enforce_numeric_ranges(value, branch.schema, clamp=clamp)
+    if branch.kind == "tool":
+        assert branch.name is not None
+        arguments: dict[str, Any] | str = value if isinstance(value, dict) else json.dumps(value)
+        part: ModelResponsePart = ToolCallPart(tool_name=branch.name, args=arguments)
+    elif branch.kind == "final_json":
+        part = TextPart(content=json.dumps(value, ensure_ascii=False))
+    else:
+        part = TextPart(content=value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+    return DecodedReply(parts=[part], range_notes=notes, repaired=repaired)
+
+
+def _unparsed_part(branch: Branch, text: str) -> ModelResponsePart:
+    if branch.kind == "tool":
+        assert branch.name is not None
+        return ToolCallPart(tool_name=branch.name, args=text)
+    return TextPart(content=text.strip())
