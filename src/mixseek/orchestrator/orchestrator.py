@@ -210,13 +210,18 @@ class Orchestrator:
                 f"execution timeout of {self.settings.execution_timeout_seconds:g} s",
             )
         except asyncio.CancelledError:
+            await self._flush_usage(execution_id)
             await self._finish(
                 execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds_run, started
             )
+            await self.store.aclose()
             raise
+        await self._flush_usage(execution_id)
+        try:
+            return await self._finish(execution_id, user_prompt, progress, stop, rounds_run, started)
         finally:
-            await self._flush_usage(execution_id)
-        return await self._finish(execution_id, user_prompt, progress, stop, rounds_run, started)
+            # release the file at once: a reader in this process or another may open it next
+            await self.store.aclose()
 
     async def _play_round(
         self,

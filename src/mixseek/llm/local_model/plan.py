@@ -78,7 +78,11 @@ def build_plan(params: ModelRequestParameters, *, max_tokens: int) -> ResponsePl
     if params.output_mode in ("native", "prompted") and params.output_object is not None:
         output = params.output_object
         branches.append(
-            Branch(kind="final_json", schema=inline_refs(dict(output.json_schema)), description=output.description)
+            Branch(
+                kind="final_json",
+                schema=inline_refs(dict(output.json_schema)),
+                description=output.description,
+            )
         )
     elif params.allow_text_output:
         branches.append(Branch(kind="final_text"))
@@ -88,7 +92,9 @@ def build_plan(params: ModelRequestParameters, *, max_tokens: int) -> ResponsePl
     if len(branches) == 1:
         branch = branches[0]
         cap = string_cap_for(branch.schema, max_tokens)
-        return ResponsePlan(mode="direct", branches=(branch,), grammar_schema=grammar_schema(branch.schema, string_cap=cap))
+        return ResponsePlan(
+            mode="direct", branches=(branch,), grammar_schema=grammar_schema(branch.schema, string_cap=cap)
+        )
     alternatives = [_choice_alternative(branch, max_tokens) for branch in branches]
     return ResponsePlan(mode="choice", branches=tuple(branches), grammar_schema={"anyOf": alternatives})
 
@@ -148,13 +154,17 @@ def decode_reply(plan: ResponsePlan, text: str, *, clamp: bool) -> DecodedReply:
         for branch in plan.branches:
             if branch.kind == "tool" and branch.name == tool_name:
                 arguments = value.get("arguments")
-                return _decoded(branch, arguments if arguments is not None else {}, clamp=clamp, repaired=repaired)
+                return _decoded(
+                    branch, arguments if arguments is not None else {}, clamp=clamp, repaired=repaired
+                )
         if "final_answer" in value:
             for branch in plan.branches:
                 if branch.kind in ("final_text", "final_json"):
                     return _decoded(branch, value["final_answer"], clamp=clamp, repaired=repaired)
     fallback = next((b for b in plan.branches if b.kind == "final_text"), None)
-    fallback = fallback or next((b for b in plan.branches if b.is_output_tool or b.kind == "final_json"), None)
+    fallback = fallback or next(
+        (b for b in plan.branches if b.is_output_tool or b.kind == "final_json"), None
+    )
     return DecodedReply(parts=[_unparsed_part(fallback or plan.branches[0], text)], repaired=repaired)
 
 

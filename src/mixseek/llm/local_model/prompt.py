@@ -82,7 +82,7 @@ def build_chat(
     instructions: str | None = None,
     response_format: str | None = None,
 ) -> ChatPrompt:
-    """The chat prompt for `messages`, with `instructions` and the `response_format` text in the system turn."""
+    """The chat prompt for `messages`; `instructions` and `response_format` join the system turn."""
     system_parts: list[str] = []
     turns: list[ChatMessage] = []
     for message in messages:
@@ -103,7 +103,11 @@ def build_chat(
                     if response_part.content:
                         _append(turns, "assistant", response_part.content)
                 elif isinstance(response_part, ToolCallPart):
-                    _append(turns, "assistant", tool_call_json(response_part.tool_name, response_part.args_as_dict()))
+                    _append(
+                        turns,
+                        "assistant",
+                        tool_call_json(response_part.tool_name, response_part.args_as_dict()),
+                    )
     system_parts.extend(text for text in (instructions, response_format) if text)
     return ChatPrompt(system="\n\n".join(part.strip() for part in system_parts if part.strip()), turns=turns)
 
@@ -147,7 +151,7 @@ def user_content_text(content: str | Sequence[Any]) -> str:
         elif isinstance(item, CachePoint):
             continue
         elif isinstance(item, FileUrl):
-            pieces.append(f"[{item.kind} {item.url} not shown: this model reads text only]")
+            pieces.append(f"[file {item.url} not shown: this model reads text only]")
         elif isinstance(item, BinaryContent):
             pieces.append(f"[{item.media_type} content not shown: this model reads text only]")
         else:

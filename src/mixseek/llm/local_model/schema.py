@@ -184,13 +184,19 @@ def _simplify(node: Any, cap: int) -> JsonSchema:
     alternatives = _alternatives(node)
     if alternatives is not None:
         rest = {key: value for key, value in node.items() if key not in ("anyOf", "oneOf")}
-        kept = [alt for alt in (_simplify(_overlay(rest, alt), cap) for alt in alternatives) if not alt.get(_NEVER_KEY)]
+        kept = [
+            alt
+            for alt in (_simplify(_overlay(rest, alt), cap) for alt in alternatives)
+            if not alt.get(_NEVER_KEY)
+        ]
         if not kept:
             return {_NEVER_KEY: True}
         return kept[0] if len(kept) == 1 else {"anyOf": kept}
     node_type = _type_of(node)
     if isinstance(node_type, list):
-        kept = [alt for alt in (_simplify({**node, "type": t}, cap) for t in node_type) if not alt.get(_NEVER_KEY)]
+        kept = [
+            alt for alt in (_simplify({**node, "type": t}, cap) for t in node_type) if not alt.get(_NEVER_KEY)
+        ]
         if not kept:
             return {_NEVER_KEY: True}
         return kept[0] if len(kept) == 1 else {"anyOf": kept}
@@ -365,10 +371,12 @@ def _enforce_number(value: float, schema: JsonSchema, path: str, clamp: bool, no
     problem: str | None = None
     fixed: float = value
     if lower is not None and (value < lower or (lower_exclusive and value == lower)):
-        problem = f"{value!r} {'<=' if lower_exclusive else '<'} {'exclusiveMinimum' if lower_exclusive else 'minimum'} {lower!r}"
+        keyword = "exclusiveMinimum" if lower_exclusive else "minimum"
+        problem = f"{value!r} {'<=' if lower_exclusive else '<'} {keyword} {lower!r}"
         fixed = _step_inside(lower, lower_exclusive, integer, upwards=True)
     elif upper is not None and (value > upper or (upper_exclusive and value == upper)):
-        problem = f"{value!r} {'>=' if upper_exclusive else '>'} {'exclusiveMaximum' if upper_exclusive else 'maximum'} {upper!r}"
+        keyword = "exclusiveMaximum" if upper_exclusive else "maximum"
+        problem = f"{value!r} {'>=' if upper_exclusive else '>'} {keyword} {upper!r}"
         fixed = _step_inside(upper, upper_exclusive, integer, upwards=False)
     multiple = _number_or_none(schema.get("multipleOf"))
     if multiple and multiple > 0 and not _is_multiple(fixed, multiple):

@@ -1,0 +1,228 @@
+"""`LlamaCppModel`: a pydantic-ai `Model` that runs a GGUF file in-process with llama.cpp.
+
+Each request becomes one chat prompt (see `prompt.py`) and one generation constrained by a JSON
+grammar to the replies the request allows (see `plan.py`): a tool call with valid arguments, the
+output tool's arguments, a JSON answer, or text. The reply always parses; what the grammar cannot
+express (numeric ranges, patterns) is checked afterwards: numbers out of range are clamped into
+range (`range_policy="clamp"`, the default) or left for pydantic's validation to send the model a
+retry prompt (`range_policy="retry"`).
+
+Settings: `max_tokens` (default 512), `temperature` (default 0.2), `top_p`, `top_k`, `seed`,
+`stop_sequences`, `presence_penalty`, `frequency_penalty`, `logit_bias` (token id -> bias) and
+`timeout` (seconds of generation) are honoured; `extra_body` may carry llama.cpp sampling
+options (`min_p`, `typical_p`, `repeat_penalty`, `tfs_z`, `mirostat_mode`, `mirostat_tau`,
+`mirostat_eta`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelRequestTimeout, UserError
+from pydantic_ai.messages import InstructionPart, ModelMessage, ModelResponse
+from pydantic_ai.models import CompletedStreamedResponse, Model, ModelRequestParameters, StreamedResponse
+from pydantic_ai.profiles import ModelProfile, ModelProfileSpec
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RequestUsage
+
+from mixseek.llm.local_model.engine import (
+    DEFAULT_N_CTX,
+    GenerationRequest,
+    GenerationTimeout,
+    LlamaEngine,
+    get_engine,
+)
+from mixseek.llm.local_model.plan import build_plan, decode_reply
+from mixseek.llm.local_model.prompt import ContextOverflowError, build_chat, response_instructions
+
+if TYPE_CHECKING:
+    from pydantic_ai import RunContext
+
+logger = logging.getLogger("mixseek.llm.local")
+
+RangePolicy = Literal["clamp", "retry"]
+
+DEFAULT_MAX_TOKENS = 512
+DEFAULT_SAMPLING: dict[str, Any] = {"temperature": 0.2, "top_p": 0.95, "top_k": 40, "repeat_penalty": 1.1}
+EXTRA_SAMPLING_OPTIONS = frozenset(
+    {"min_p", "typical_p", "repeat_penalty", "tfs_z", "mirostat_mode", "mirostat_tau", "mirostat_eta"}
+)
+
+
+class LlamaCppModel(Model):
+    """A GGUF model run in this process by llama.cpp, shared by every agent that uses the same file."""
+
+    unsupported_settings = frozenset({"extra_headers", "service_tier", "citations", "max_retries"})
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        model_name: str | None = None,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        range_policy: RangePolicy = "clamp",
+        settings: ModelSettings | None = None,
+        profile: ModelProfileSpec | None = None,
+    ) -> None:
+        """Use the GGUF file at `model_path` (loaded on the first request, once per process).
+
+        `n_ctx` is capped at the model's training context; `n_threads` defaults to the CPU count.
+        Both apply to the first model of a file in the process; later ones share its engine.
+        """
+        if range_policy not in ("clamp", "retry"):
+            raise ValueError(f"range_policy must be 'clamp' or 'retry', not {range_policy!r}")
+        self._path = Path(model_path).expanduser().resolve()
+        self._model_name = model_name or self._path.name
+        self._engine = get_engine(self._path, n_ctx=n_ctx, n_threads=n_threads)
+        self.range_policy: RangePolicy = range_policy
+        if profile is None:
+            profile = ModelProfile(
+                supports_tools=True,
+                supports_json_schema_output=True,
+                supports_json_object_output=True,
+                default_structured_output_mode="tool",
+                may_tokenize_special_tokens_in_content=True,
+                supported_native_tools=frozenset(),
+                context_window=n_ctx,
+            )
+        super().__init__(settings=settings, profile=profile)
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    @property
+    def system(self) -> str:
+        return "local"
+
+    @property
+    def model_path(self) -> Path:
+        return self._path
+
+    @property
+    def engine(self) -> LlamaEngine:
+        """The process-wide engine of this model's file."""
+        return self._engine
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        response, _ = await self._request(messages, model_settings, model_request_parameters)
+        return response
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncGenerator[StreamedResponse]:
+        """The whole response, replayed as a stream (generation itself is not streamed)."""
+        response, params = await self._request(messages, model_settings, model_request_parameters)
+        yield CompletedStreamedResponse(response, model_request_parameters=params, replay_events=True)
+
+    async def _request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> tuple[ModelResponse, ModelRequestParameters]:
+        settings, params = self.prepare_request(model_settings, model_request_parameters)
+        settings = settings or ModelSettings()
+        max_tokens = int(settings.get("max_tokens") or DEFAULT_MAX_TOKENS)
+        plan = build_plan(params, max_tokens=max_tokens)
+        instruction_parts = self._get_instruction_parts(messages, params)
+        prompt = build_chat(
+            messages,
+            instructions=InstructionPart.join(instruction_parts) if instruction_parts else None,
+            response_format=response_instructions(plan),
+        )
+        timeout = _timeout_seconds(settings)
+        request = GenerationRequest(
+            prompt=prompt,
+            max_tokens=max_tokens,
+            grammar_schema=plan.grammar_schema,
+            sampling=sampling_options(settings),
+            stop=tuple(settings.get("stop_sequences") or ()),
+            deadline=time.monotonic() + timeout if timeout is not None else None,
+        )
+        engine = self._engine
+        try:
+            generation = await engine.run(lambda llama, cancelled: engine.generate(llama, request, cancelled))
+        except ContextOverflowError as exc:
+            raise ModelContextWindowExceededError(
+                self.model_name, f"local model {self.model_name!r}: {exc}"
+            ) from exc
+        except GenerationTimeout as exc:
+            assert timeout is not None
+            raise ModelRequestTimeout(self.model_name, timeout) from exc
+
+        decoded = decode_reply(plan, generation.text, clamp=self.range_policy == "clamp")
+        if decoded.range_notes:
+            logger.info(
+                "local model %s: numbers out of range: %s", self.model_name, "; ".join(decoded.range_notes)
+            )
+        details: dict[str, Any] = {
+            "prompt_seconds": round(generation.prompt_seconds, 4),
+            "generation_seconds": round(generation.generation_seconds, 4),
+            "plan": plan.mode,
+            "grammar": generation.grammar_used,
+        }
+        if decoded.range_notes:
+            details["range_notes"] = decoded.range_notes
+        if decoded.repaired:
+            details["repaired_json"] = True
+        if generation.omitted_turns:
+            details["omitted_messages"] = generation.omitted_turns
+        response = ModelResponse(
+            parts=decoded.parts,
+            usage=RequestUsage(
+                input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens
+            ),
+            model_name=self.model_name,
+            provider_name=self.system,
+            finish_reason=generation.finish_reason,
+            provider_details=details,
+        )
+        return response, params
+
+
+def sampling_options(settings: ModelSettings) -> dict[str, Any]:
+    """llama.cpp `create_completion` keyword arguments for the sampling-related `settings`."""
+    options = dict(DEFAULT_SAMPLING)
+    for key in ("temperature", "top_p", "top_k", "seed", "presence_penalty", "frequency_penalty"):
+        value = settings.get(key)
+        if value is not None:
+            options[key] = value
+    logit_bias = settings.get("logit_bias")
+    if logit_bias:
+        options["logit_bias"] = {int(token): float(bias) for token, bias in logit_bias.items()}
+    extra = settings.get("extra_body")
+    if extra is not None:
+        if not isinstance(extra, dict):
+            raise UserError("extra_body for a local model must be a dict of llama.cpp sampling options")
+        unknown = sorted(set(extra) - EXTRA_SAMPLING_OPTIONS)
+        if unknown:
+            raise UserError(
+                f"extra_body for a local model accepts {', '.join(sorted(EXTRA_SAMPLING_OPTIONS))}; "
+                f"not {', '.join(map(str, unknown))}"
+            )
+        options.update(extra)
+    return options
+
+
+def _timeout_seconds(settings: ModelSettings) -> float | None:
+    timeout = settings.get("timeout")
+    if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0:
+        return float(timeout)
+    return None
