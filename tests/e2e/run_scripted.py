@@ -14,10 +14,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from scripted import World  # noqa: E402
+from scripted import World
 
-from mixseek.cli.app import app  # noqa: E402
-from mixseek.llm import override_models  # noqa: E402
+from mixseek.cli.app import app
+from mixseek.llm import override_models
 
 
 def main() -> None:

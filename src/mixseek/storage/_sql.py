@@ -122,7 +122,8 @@ ROUND_STATUS_COLUMNS = (
 
 INSERT_MODEL_CALL = """
 INSERT INTO model_calls
-    (execution_id, team_id, round_number, site, model, requests, input_tokens, output_tokens, cost, created_at)
+    (execution_id, team_id, round_number, site, model,
+     requests, input_tokens, output_tokens, cost, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
