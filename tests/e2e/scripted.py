@@ -56,6 +56,7 @@ class World:
     failing_teams: set[str] = field(default_factory=set)
     on_leader_call: Callable[[str, int], None] | None = None
     leader_delay: float = 0.0
+    leader_delays: dict[str, float] = field(default_factory=dict)
     flaky_rate: float = 0.0
     flaky_seed: int = 7
     failures_injected: int = 0
@@ -84,8 +85,9 @@ class World:
 
     def leader(self, team: str) -> FunctionModel:
         async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            if self.leader_delay:
-                await asyncio.sleep(self.leader_delay)
+            delay = self.leader_delays.get(team, self.leader_delay)
+            if delay:
+                await asyncio.sleep(delay)
             return await flaky.function(messages, info)  # type: ignore[misc]
 
         def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

@@ -8,6 +8,7 @@ from mixseek.cli.config_cmd import config_app
 from mixseek.cli.evaluate_cmd import evaluate_command
 from mixseek.cli.exec_cmd import exec_command
 from mixseek.cli.init_cmd import init_command
+from mixseek.cli.runs_cmd import runs_app
 from mixseek.cli.team_cmd import member_command, team_command
 
 app = typer.Typer(
@@ -23,6 +24,7 @@ app.command("exec")(exec_command)
 app.command("team")(team_command)
 app.command("member")(member_command)
 app.command("evaluate")(evaluate_command)
+app.add_typer(runs_app, name="runs")
 
 
 def main() -> None:

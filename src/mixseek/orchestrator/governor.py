@@ -52,7 +52,11 @@ class BudgetExceeded(UsageLimitExceeded):
         self.limit = limit
         self.value = value
         self.spent = spent
-        super().__init__(f"budget {limit} = {value:g} reached ({spent:g} spent)")
+        self.summary = f"budget {limit} = {value:g} reached ({spent:g} spent)"
+        super().__init__(self.summary)
+
+    def __str__(self) -> str:
+        return self.summary
 
 
 @dataclass(frozen=True)
@@ -155,9 +159,10 @@ class UsageLedger:
 class RateLimiter:
     """At most `max_concurrent` requests in flight and `per_minute` started in any 60 s window."""
 
-    def __init__(self, max_concurrent: int, per_minute: int | None) -> None:
+    def __init__(self, max_concurrent: int, per_minute: int | None, *, window_seconds: float = 60.0) -> None:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._per_minute = per_minute
+        self._window = window_seconds
         self._started: deque[float] = deque()
         self._lock = asyncio.Lock()
 
@@ -167,12 +172,12 @@ class RateLimiter:
         async with self._lock:
             while True:
                 now = time.monotonic()
-                while self._started and now - self._started[0] >= 60.0:
+                while self._started and now - self._started[0] >= self._window:
                     self._started.popleft()
                 if len(self._started) < self._per_minute:
                     self._started.append(now)
                     return
-                await asyncio.sleep(60.0 - (now - self._started[0]))
+                await asyncio.sleep(self._window - (now - self._started[0]))
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:

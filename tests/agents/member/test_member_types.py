@@ -23,7 +23,12 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import MemberAgent, MemberResult
-from mixseek.agents.member.registry import create_member, known_member_types, register_member_type
+from mixseek.agents.member.registry import (
+    create_member,
+    known_member_types,
+    register_member_type,
+    unregister_member_type,
+)
 from mixseek.errors import MixseekError
 from mixseek.llm import override_models
 
@@ -141,9 +146,13 @@ class Shouter(MemberAgent):
 
 async def test_registered_custom_type_needs_no_patching() -> None:
     register_member_type("shouter", Shouter)
-    assert "shouter" in known_member_types()
-    result = await create_member(member("shouter")).run("hello")
-    assert result.content == "HELLO"
+    try:
+        assert "shouter" in known_member_types()
+        result = await create_member(member("shouter")).run("hello")
+        assert result.content == "HELLO"
+    finally:
+        unregister_member_type("shouter")
+    assert "shouter" not in known_member_types()
 
 
 async def test_custom_member_from_a_file(tmp_path: Path) -> None:

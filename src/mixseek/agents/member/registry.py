@@ -27,6 +27,11 @@ def _entry_points() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
+def unregister_member_type(name: str) -> None:
+    """Forget a type registered with `register_member_type` (no error if unknown)."""
+    _TYPES.pop(name, None)
+
+
 def known_member_types() -> list[str]:
     """Every agent_type a team file may name: built-ins, registered and installed plugins."""
     names = list(BUILTIN_MEMBER_TYPES)

@@ -7,6 +7,7 @@ from mixseek.llm.local_model.engine import (
     DEFAULT_N_CTX,
     LlamaEngine,
     cached_engines,
+    close_engine,
     close_engines,
     get_engine,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "LlamaEngine",
     "RangePolicy",
     "cached_engines",
+    "close_engine",
     "close_engines",
     "get_engine",
 ]

@@ -344,6 +344,16 @@ def cached_engines() -> dict[Path, LlamaEngine]:
         return dict(_engines)
 
 
+def close_engine(path: Path) -> bool:
+    """Close and forget the engine of `path`; False when there was none."""
+    with _engines_lock:
+        engine = _engines.pop(path.resolve(), None)
+    if engine is None:
+        return False
+    engine.close()
+    return True
+
+
 def close_engines() -> None:
     """Close and forget every engine (tests, or to free memory)."""
     with _engines_lock:

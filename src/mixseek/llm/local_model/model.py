@@ -5,7 +5,8 @@ grammar to the replies the request allows (see `plan.py`): a tool call with vali
 output tool's arguments, a JSON answer, or text. The reply always parses; what the grammar cannot
 express (numeric ranges, patterns) is checked afterwards: numbers out of range are clamped into
 range (`range_policy="clamp"`, the default) or left for pydantic's validation to send the model a
-retry prompt (`range_policy="retry"`).
+retry prompt (`range_policy="retry"`). A function tool call identical to one that already got its
+result is replaced by a final answer (see `allow_repeated_tool_calls`).
 
 Settings: `max_tokens` (default 512), `temperature` (default 0.2), `top_p`, `top_k`, `seed`,
 `stop_sequences`, `presence_penalty`, `frequency_penalty`, `logit_bias` (token id -> bias) and
@@ -20,11 +21,12 @@ import logging
 import time
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelRequestTimeout, UserError
-from pydantic_ai.messages import InstructionPart, ModelMessage, ModelResponse
+from pydantic_ai.messages import InstructionPart, ModelMessage, ModelResponse, ModelResponsePart, ToolCallPart
 from pydantic_ai.models import CompletedStreamedResponse, Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.profiles import ModelProfile, ModelProfileSpec
 from pydantic_ai.settings import ModelSettings
@@ -32,12 +34,19 @@ from pydantic_ai.usage import RequestUsage
 
 from mixseek.llm.local_model.engine import (
     DEFAULT_N_CTX,
+    Generation,
     GenerationRequest,
     GenerationTimeout,
     LlamaEngine,
     get_engine,
 )
-from mixseek.llm.local_model.plan import build_plan, decode_reply
+from mixseek.llm.local_model.plan import (
+    answered_call_keys,
+    build_plan,
+    call_key,
+    decode_reply,
+    final_answer_plan,
+)
 from mixseek.llm.local_model.prompt import ContextOverflowError, build_chat, response_instructions
 
 if TYPE_CHECKING:
@@ -67,6 +76,7 @@ class LlamaCppModel(Model):
         n_ctx: int = DEFAULT_N_CTX,
         n_threads: int | None = None,
         range_policy: RangePolicy = "clamp",
+        allow_repeated_tool_calls: bool = False,
         settings: ModelSettings | None = None,
         profile: ModelProfileSpec | None = None,
     ) -> None:
@@ -74,6 +84,9 @@ class LlamaCppModel(Model):
 
         `n_ctx` is capped at the model's training context; `n_threads` defaults to the CPU count.
         Both apply to the first model of a file in the process; later ones share its engine.
+        Unless `allow_repeated_tool_calls`, a function tool call identical to one that already got
+        its result is replaced by a final answer (generated again with only the final answer
+        allowed): small models otherwise repeat a call until the request limit.
         """
         if range_policy not in ("clamp", "retry"):
             raise ValueError(f"range_policy must be 'clamp' or 'retry', not {range_policy!r}")
@@ -81,6 +94,7 @@ class LlamaCppModel(Model):
         self._model_name = model_name or self._path.name
         self._engine = get_engine(self._path, n_ctx=n_ctx, n_threads=n_threads)
         self.range_policy: RangePolicy = range_policy
+        self.allow_repeated_tool_calls = allow_repeated_tool_calls
         if profile is None:
             profile = ModelProfile(
                 supports_tools=True,
@@ -156,45 +170,73 @@ class LlamaCppModel(Model):
             stop=tuple(settings.get("stop_sequences") or ()),
             deadline=time.monotonic() + timeout if timeout is not None else None,
         )
-        engine = self._engine
-        try:
-            generation = await engine.run(lambda llama, cancelled: engine.generate(llama, request, cancelled))
-        except ContextOverflowError as exc:
-            raise ModelContextWindowExceededError(
-                self.model_name, f"local model {self.model_name!r}: {exc}"
-            ) from exc
-        except GenerationTimeout as exc:
-            assert timeout is not None
-            raise ModelRequestTimeout(self.model_name, timeout) from exc
-
+        generation = await self._generate(request, timeout)
         decoded = decode_reply(plan, generation.text, clamp=self.range_policy == "clamp")
+        details: dict[str, Any] = {"plan": plan.mode}
+        usage = RequestUsage(
+            input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens
+        )
+
+        repeated = self._repeated_call(decoded.parts, messages)
+        final_plan = final_answer_plan(plan, max_tokens=max_tokens) if repeated else None
+        if repeated and final_plan is not None:
+            # The same call already has its result: ask for the final answer instead (same prompt,
+            # narrower grammar), rather than letting a small model call the tool forever.
+            logger.info(
+                "local model %s: repeated call of %r replaced by a final answer", self.model_name, repeated
+            )
+            details["repeated_call_replaced"] = repeated
+            generation = await self._generate(
+                replace(request, grammar_schema=final_plan.grammar_schema), timeout
+            )
+            decoded = decode_reply(final_plan, generation.text, clamp=self.range_policy == "clamp")
+            usage = usage + RequestUsage(
+                input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens
+            )
+
         if decoded.range_notes:
             logger.info(
                 "local model %s: numbers out of range: %s", self.model_name, "; ".join(decoded.range_notes)
             )
-        details: dict[str, Any] = {
-            "prompt_seconds": round(generation.prompt_seconds, 4),
-            "generation_seconds": round(generation.generation_seconds, 4),
-            "plan": plan.mode,
-            "grammar": generation.grammar_used,
-        }
-        if decoded.range_notes:
             details["range_notes"] = decoded.range_notes
+        details["prompt_seconds"] = round(generation.prompt_seconds, 4)
+        details["generation_seconds"] = round(generation.generation_seconds, 4)
+        details["grammar"] = generation.grammar_used
         if decoded.repaired:
             details["repaired_json"] = True
         if generation.omitted_turns:
             details["omitted_messages"] = generation.omitted_turns
         response = ModelResponse(
             parts=decoded.parts,
-            usage=RequestUsage(
-                input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens
-            ),
+            usage=usage,
             model_name=self.model_name,
             provider_name=self.system,
             finish_reason=generation.finish_reason,
             provider_details=details,
         )
         return response, params
+
+    async def _generate(self, request: GenerationRequest, timeout: float | None) -> Generation:
+        engine = self._engine
+        try:
+            return await engine.run(lambda llama, cancelled: engine.generate(llama, request, cancelled))
+        except ContextOverflowError as exc:
+            raise ModelContextWindowExceededError(
+                self.model_name, f"local model {self.model_name!r}: {exc}"
+            ) from exc
+        except GenerationTimeout as exc:
+            raise ModelRequestTimeout(self.model_name, timeout or 0.0) from exc
+
+    def _repeated_call(self, parts: list[ModelResponsePart], messages: list[ModelMessage]) -> str | None:
+        """The tool name if `parts` repeat a function tool call that already got its result."""
+        if self.allow_repeated_tool_calls:
+            return None
+        calls = [part for part in parts if isinstance(part, ToolCallPart)]
+        if not calls:
+            return None
+        answered = answered_call_keys(messages)
+        repeated = [call.tool_name for call in calls if call_key(call) in answered]
+        return repeated[0] if repeated else None
 
 
 def sampling_options(settings: ModelSettings) -> dict[str, Any]:

@@ -13,15 +13,27 @@ three modes:
 
 `decode_reply` turns the generated text into a `ToolCallPart` (output tools included) or a
 `TextPart`, closing JSON that was cut off and checking numeric ranges on the way.
+
+Small models tend to repeat a tool call they already made, forever. `answered_call_keys` and
+`final_answer_plan` let the model replace a repeated call by a final answer.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic_ai.messages import ModelResponsePart, TextPart, ToolCallPart
+from pydantic_ai.messages import (
+    BaseToolReturnPart,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ModelResponsePart,
+    TextPart,
+    ToolCallPart,
+)
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 
@@ -97,6 +109,48 @@ def build_plan(params: ModelRequestParameters, *, max_tokens: int) -> ResponsePl
         )
     alternatives = [_choice_alternative(branch, max_tokens) for branch in branches]
     return ResponsePlan(mode="choice", branches=tuple(branches), grammar_schema={"anyOf": alternatives})
+
+
+def final_answer_plan(plan: ResponsePlan, *, max_tokens: int) -> ResponsePlan | None:
+    """`plan` (a `choice`) restricted to its final answers: no function tool may be called.
+
+    The reply format and so the prompt stay the same; only the grammar narrows. None when the
+    plan has no choice to narrow or no final answer.
+    """
+    if plan.mode != "choice":
+        return None
+    finals = tuple(b for b in plan.branches if b.kind != "tool" or b.is_output_tool)
+    if not finals:
+        return None
+    alternatives = [_choice_alternative(branch, max_tokens) for branch in finals]
+    return ResponsePlan(mode="choice", branches=finals, grammar_schema={"anyOf": alternatives})
+
+
+def answered_call_keys(messages: Sequence[ModelMessage]) -> set[tuple[str, str]]:
+    """(tool name, canonical arguments) of each tool call in `messages` that got a result."""
+    calls: dict[str, tuple[str, str]] = {}
+    answered: set[tuple[str, str]] = set()
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            for part in message.parts:
+                if isinstance(part, ToolCallPart):
+                    calls[part.tool_call_id] = call_key(part)
+        elif isinstance(message, ModelRequest):
+            for request_part in message.parts:
+                if isinstance(request_part, BaseToolReturnPart) and request_part.outcome != "retried":
+                    key = calls.get(request_part.tool_call_id)
+                    if key is not None:
+                        answered.add(key)
+    return answered
+
+
+def call_key(part: ToolCallPart) -> tuple[str, str]:
+    """A tool call's name and arguments in a form that compares equal for equal calls."""
+    try:
+        arguments = json.dumps(part.args_as_dict(), sort_keys=True, ensure_ascii=False)
+    except Exception:
+        arguments = str(part.args)
+    return part.tool_name, arguments
 
 
 def _tool_branch(tool: ToolDefinition, *, is_output_tool: bool) -> Branch:

@@ -351,7 +351,9 @@ def fit_to_context(
     first_user = next((i for i, turn in enumerate(turns) if turn["role"] == "user"), 0)
     omitted = prompt.omitted
     while True:
-        current = ChatPrompt(system=prompt.system, turns=turns, omitted=omitted)
+        # Turns are dropped from the list as given and joined by role only for rendering, so the
+        # task turn never absorbs a later user turn that is itself to be dropped next.
+        current = ChatPrompt(system=prompt.system, turns=_merge_roles(turns), omitted=omitted)
         messages = current.messages()
         tokens = count_tokens(messages)
         if tokens + max_tokens <= n_ctx:
@@ -361,7 +363,6 @@ def fit_to_context(
             break
         del turns[first_user + 1]
         omitted += 1
-        turns = _merge_roles(turns)
     budget = n_ctx - tokens
     if budget >= min(min_output, max_tokens):
         return FittedPrompt(messages, tokens, budget, omitted)

@@ -11,7 +11,7 @@ schema. `grammar_schema` rewrites a schema into that part:
   `pattern`, `uniqueItems`, `multipleOf`, numeric ranges and the like are dropped;
 - every free string gets a `maxLength` and every array a `maxItems`, so that a structured answer
   always ends within the token budget. Free-form values (`Any`, `dict` without declared
-  properties) cannot be bounded by the converter: only `max_tokens` bounds them.
+  properties) are bounded only by `max_tokens`: the converter cannot bound their size.
 
 Numeric ranges (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`) are
 not enforced by the grammar; `enforce_numeric_ranges` checks them after parsing and either clamps
@@ -171,9 +171,25 @@ def grammar_schema(schema: JsonSchema, *, string_cap: int) -> JsonSchema:
     return {"type": "null"} if simplified.get(_NEVER_KEY) else simplified
 
 
+def any_value(cap: int) -> JsonSchema:
+    """Any JSON value; strings bounded, objects and arrays free-form (only `max_tokens` bounds them)."""
+    return {
+        "anyOf": [
+            {"type": "string", "maxLength": cap},
+            {"type": "number"},
+            {"type": "boolean"},
+            {"type": "null"},
+            {"type": "object"},
+            {"type": "array"},
+        ]
+    }
+
+
 def _simplify(node: Any, cap: int) -> JsonSchema:
-    if not isinstance(node, dict):
-        return {} if node is not False else {_NEVER_KEY: True}
+    if node is False:
+        return {_NEVER_KEY: True}
+    if not isinstance(node, dict) or not node:
+        return any_value(cap)
     if node.get(_NEVER_KEY):
         return {_NEVER_KEY: True}
     node = merge_all_of(node)
@@ -208,7 +224,7 @@ def _simplify(node: Any, cap: int) -> JsonSchema:
         return _simplify_object(node, cap)
     if node_type in _SCALAR_TYPES:
         return {"type": node_type}
-    return {}
+    return any_value(cap)
 
 
 def _overlay(rest: JsonSchema, alternative: Any) -> Any:
@@ -237,8 +253,9 @@ def _simplify_array(node: JsonSchema, cap: int) -> JsonSchema:
         items = [_simplify(item, cap) for item in prefix]
         return {"type": "array", "prefixItems": [{"type": "null"} if i.get(_NEVER_KEY) else i for i in items]}
     items_schema = _simplify(node.get("items", {}), cap)
-    max_items = 0 if items_schema.get(_NEVER_KEY) else _max_items(node)
-    result: JsonSchema = {"type": "array", "items": {} if items_schema.get(_NEVER_KEY) else items_schema}
+    never = bool(items_schema.get(_NEVER_KEY))
+    max_items = 0 if never else _max_items(node)
+    result: JsonSchema = {"type": "array", "items": {"type": "null"} if never else items_schema}
     min_items = node.get("minItems")
     if isinstance(min_items, int) and min_items > 0:
         result["minItems"] = min(min_items, max_items)

@@ -1,0 +1,356 @@
+"""Benchmark: orchestration overhead of whole executions with fixed-latency simulated models.
+
+Runs real executions through `Orchestrator` (temp workspace, temp DuckDB file,
+the JSONL event log `mixseek exec` writes) with T teams x R rounds x M members
+x E metrics. Every model call is a pydantic-ai `FunctionModel` that sleeps L
+seconds (`bench/_sim.py`). Each leader asks all M members in one response
+(parallel tool calls), then answers; each metric returns a structured score;
+judgment always says continue (min_rounds=1, judge_on_final_round=false, so
+the last round has no judgment call and every team plays all R rounds).
+
+Critical-path lower bound per round: leader call + member calls (parallel) +
+leader call + metric calls (parallel) + judgment call (not in the last round):
+
+    lower_bound = R x 4 x L + (R - 1) x L
+
+The ratio wall / lower_bound is the orchestration overhead (issue 4 targets:
+<= 1.05 at T=8, <= 1.15 at T=64). Each T runs in a fresh subprocess, so the
+peak RSS is per configuration. Besides the table it prints where the time
+between model calls went (per phase, across all team rounds), then one JSON
+line:
+
+    {"bench": "orchestration", "results": [...], "targets": {...}}
+
+Run: python bench/orchestration.py [--teams 1,8,64] [--rounds 3] [--members 2] [--metrics 3]
+                                   [--latency 0.1] [--sink jsonl|none] [--profile DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import json
+import os
+import pstats
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from _sim import SimWorld, write_workspace
+
+from mixseek.config.bundle import load_execution_config
+from mixseek.config.workspace import Workspace
+from mixseek.llm import override_models
+from mixseek.orchestrator.events import Event, EventSink, JsonlFileSink
+from mixseek.orchestrator.orchestrator import Orchestrator
+
+TARGETS = {"8": 1.05, "64": 1.15}
+MAX_CONCURRENT_REQUESTS_PER_MODEL = 1024
+PROMPT = "Write a short plan for a benchmark of an LLM team framework."
+RESULT_MARK = "@@result "
+
+
+def lower_bound(rounds: int, latency: float) -> float:
+    return rounds * 4 * latency + (rounds - 1) * latency
+
+
+def expected_calls(teams: int, rounds: int, members: int, metrics: int) -> int:
+    return teams * (rounds * (2 + members + metrics) + (rounds - 1))
+
+
+class EventTrace:
+    """A sink that stamps each event with `time.perf_counter()` (the clock the models use)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str | None, int | None, float]] = []
+
+    def __call__(self, event: Event) -> None:
+        self.events.append((event.kind, event.team_id, event.round_number, time.perf_counter()))
+
+
+# -- the child: one configuration ------------------------------------------------
+
+
+def _phases(world: SimWorld, trace: EventTrace, started: float, ended: float, rounds: int) -> dict[str, Any]:
+    """Milliseconds between model calls, per phase (mean and max over team rounds) and per round."""
+    latency = world.latency
+    calls: dict[tuple[str, int], dict[str, list[tuple[float, float]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for call in world.calls:
+        if call.team_id is not None and call.round_number is not None:
+            calls[(call.team_id, call.round_number)][call.role].append((call.start, call.end))
+    at: dict[tuple[str, str | None, int | None], float] = {}
+    for kind, team, round_number, t in trace.events:
+        at.setdefault((kind, team, round_number), t)
+
+    per_phase: dict[str, list[float]] = defaultdict(list)
+    for (team, r), roles in calls.items():
+        leader = sorted(roles["leader"])
+        members, metrics = roles["member"], roles["metric"]
+        begun = at.get(("team_round_started", team, r))
+        finished = at.get(("team_round_finished", team, r))
+        if begun is None or finished is None or len(leader) != 2:
+            continue
+        per_phase["slot_wait"].append(begun - at[("round_started", None, r)])
+        per_phase["to_leader"].append(leader[0][0] - begun)
+        if members:
+            per_phase["to_members"].append(max(s for s, _ in members) - leader[0][1])
+            per_phase["members_to_leader"].append(leader[1][0] - max(e for _, e in members))
+        else:
+            per_phase["to_leader2"].append(leader[1][0] - leader[0][1])
+        per_phase["to_metrics"].append(max(s for s, _ in metrics) - leader[1][1])
+        per_phase["metrics_to_saved"].append(finished - max(e for _, e in metrics))
+        for judged in roles["judgment"]:
+            last_finished = max(t for (k, _, rr), t in at.items() if k == "team_round_finished" and rr == r)
+            per_phase["barrier_to_judgment"].append(judged[0] - last_finished)
+            decided = at.get(("team_decided", team, r))
+            if decided is not None:
+                per_phase["judgment_to_decided"].append(decided - judged[1])
+    stretch = [c.end - c.start - latency for c in world.calls]
+
+    def last(kind: str, r: int) -> float:
+        return max(t for (k, _, rr), t in at.items() if k == kind and rr == r)
+
+    per_round = []
+    for r in range(1, rounds + 1):
+        begin = at[("round_started", None, r)]
+        played, decided = last("team_round_finished", r), last("team_decided", r)
+        nxt = at.get(("round_started", None, r + 1), ended)
+        per_round.append(
+            {
+                "round": r,
+                "play_overhead_ms": round((played - begin - 4 * latency) * 1000, 1),
+                "decide_overhead_ms": round((decided - played - (latency if r < rounds else 0)) * 1000, 1),
+                "after_ms": round((nxt - decided) * 1000, 1),
+            }
+        )
+    return {
+        "startup_ms": round((at[("round_started", None, 1)] - started) * 1000, 1),
+        "per_round": per_round,
+        "phases_ms": {
+            name: {"mean": round(statistics.fmean(v) * 1000, 1), "max": round(max(v) * 1000, 1)}
+            for name, v in per_phase.items()
+            if v
+        },
+        "call_stretch_ms": {
+            "mean": round(statistics.fmean(stretch) * 1000, 2),
+            "max": round(max(stretch) * 1000, 2),
+        },
+    }
+
+
+def run_child(args: argparse.Namespace) -> dict[str, Any]:
+    teams, rounds, latency = args.teams_one, args.rounds, args.latency
+    settings = {
+        "max_concurrent_teams": min(max(teams, 1), 256),
+        "max_concurrent_requests_per_model": MAX_CONCURRENT_REQUESTS_PER_MODEL,
+    }
+    with tempfile.TemporaryDirectory(prefix="mixseek-bench-") as tmp:
+        root = Path(tmp)
+        orchestrator_file = write_workspace(
+            root, teams=teams, rounds=rounds, members=args.members, metrics=args.metrics, **settings
+        )
+        world = SimWorld(latency)
+        trace = EventTrace()
+        sinks: list[EventSink] = [trace]
+        if args.sink == "jsonl":
+            sinks.append(JsonlFileSink(root / "logs" / "bench.jsonl"))
+        with override_models(world.models()):
+            config = load_execution_config(Workspace(root), orchestrator_file)
+            orchestrator = Orchestrator(config, sinks=sinks)
+        profiler = cProfile.Profile() if args.profile else None
+        started = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
+        summary = asyncio.run(orchestrator.run(PROMPT))
+        if profiler is not None:
+            profiler.disable()
+        ended = time.perf_counter()
+        db_bytes = (root / "mixseek.db").stat().st_size
+    wall = ended - started
+    if profiler is not None:
+        profiler.dump_stats(args.profile)
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(25)
+        print(text.getvalue(), file=sys.stderr)
+    bound = lower_bound(rounds, latency)
+    incomplete = [t.team_id for t in summary.teams if t.rounds_completed != rounds]
+    if summary.status != "completed" or incomplete:
+        raise SystemExit(f"execution {summary.status}; teams short of {rounds} rounds: {incomplete}")
+    expected = expected_calls(teams, rounds, args.members, args.metrics)
+    if len(world.calls) != expected:
+        raise SystemExit(f"{len(world.calls)} model calls, expected {expected}")
+    return {
+        "teams": teams,
+        "rounds": rounds,
+        "members": args.members,
+        "metrics": args.metrics,
+        "latency_s": latency,
+        "wall_s": round(wall, 4),
+        "lower_bound_s": round(bound, 4),
+        "ratio": round(wall / bound, 4),
+        "model_calls": len(world.calls),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "db_bytes": db_bytes,
+        "settings": settings,
+        "breakdown": _phases(world, trace, started, ended, rounds),
+    }
+
+
+# -- the parent: one subprocess per T ---------------------------------------------
+
+
+def spawn(args: argparse.Namespace, teams: int) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        "--teams",
+        str(teams),
+        "--rounds",
+        str(args.rounds),
+        "--members",
+        str(args.members),
+        "--metrics",
+        str(args.metrics),
+        "--latency",
+        str(args.latency),
+        "--sink",
+        args.sink,
+    ]
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+        command += ["--profile", str(Path(args.profile) / f"orchestration-T{teams}.prof")]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if args.profile:
+        sys.stderr.write(done.stderr)
+    lines = [line for line in done.stdout.splitlines() if line.startswith(RESULT_MARK)]
+    if done.returncode != 0 or not lines:
+        sys.stderr.write(done.stderr)
+        raise SystemExit(f"child for T={teams} failed (exit {done.returncode})")
+    result: dict[str, Any] = json.loads(lines[-1][len(RESULT_MARK) :])
+    return result
+
+
+def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
+    latency, rounds = args.latency, args.rounds
+    bound = lower_bound(rounds, latency)
+    print(
+        f"orchestration: R={rounds} rounds, M={args.members} members, E={args.metrics} metrics, "
+        f"L={latency * 1000:g} ms per model call, event sinks: trace + {args.sink}"
+    )
+    print(
+        f"lower bound = R x 4 x L + (R-1) x L = {rounds} x 4 x {latency:g} + {rounds - 1} x {latency:g}"
+        f" = {bound:.3f} s (leader, members in parallel, leader, metrics in parallel, judgment;"
+        " no judgment in the last round)"
+    )
+    print(
+        "settings: max_concurrent_teams = T, max_concurrent_requests_per_model = "
+        f"{MAX_CONCURRENT_REQUESTS_PER_MODEL}, min_rounds = 1, judge_on_final_round = false; "
+        f"asyncio.to_thread pool = min(32, cpu+4) = {min(32, (os.cpu_count() or 1) + 4)}"
+    )
+    print()
+    header = f"{'T':>4} {'wall s':>8} {'bound s':>8} {'ratio':>7} {'target':>7} {'calls':>6} {'RSS MB':>7}"
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        target = TARGETS.get(str(r["teams"]))
+        mark = "" if target is None else ("  ok" if r["ratio"] <= target else "  MISS")
+        print(
+            f"{r['teams']:>4} {r['wall_s']:>8.3f} {r['lower_bound_s']:>8.3f} {r['ratio']:>7.3f} "
+            f"{'' if target is None else f'{target:.2f}':>7} {r['model_calls']:>6} {r['peak_rss_mb']:>7.1f}{mark}"
+        )
+    print()
+    print("where the time between model calls went (ms; mean / max over team rounds):")
+    names = sorted({name for r in results for name in r["breakdown"]["phases_ms"]}, key=_phase_order)
+    header = f"{'phase':<22}" + "".join(f"{'T=' + str(r['teams']):>16}" for r in results)
+    print(header)
+    print("-" * len(header))
+    for name in names:
+        cells = []
+        for r in results:
+            p = r["breakdown"]["phases_ms"].get(name)
+            cells.append(f"{p['mean']:>7.1f} /{p['max']:>7.1f}" if p else f"{'-':>16}")
+        print(f"{name:<22}" + "".join(f"{c:>16}" for c in cells))
+    stretch = "".join(
+        f"{r['breakdown']['call_stretch_ms']['mean']:>7.1f} /{r['breakdown']['call_stretch_ms']['max']:>7.1f}"
+        for r in results
+    )
+    print(f"{'model call - L':<22}{stretch}")
+    print()
+    print("critical path per round (ms beyond the model latency on it):")
+    for r in results:
+        rounds_text = "; ".join(
+            f"r{p['round']}: play +{p['play_overhead_ms']:.0f}, decide +{p['decide_overhead_ms']:.0f}, "
+            f"then {p['after_ms']:.0f}"
+            for p in r["breakdown"]["per_round"]
+        )
+        print(f"  T={r['teams']}: startup {r['breakdown']['startup_ms']:.0f}; {rounds_text}")
+
+
+def _phase_order(name: str) -> int:
+    order = [
+        "slot_wait",
+        "to_leader",
+        "to_members",
+        "members_to_leader",
+        "to_leader2",
+        "to_metrics",
+        "metrics_to_saved",
+        "barrier_to_judgment",
+        "judgment_to_decided",
+    ]
+    return order.index(name) if name in order else len(order)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--teams", default="1,8,64", help="comma-separated team counts (default 1,8,64)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--members", type=int, default=2)
+    parser.add_argument("--metrics", type=int, default=3)
+    parser.add_argument("--latency", type=float, default=0.1, help="seconds per model call")
+    parser.add_argument("--sink", choices=("jsonl", "none"), default="jsonl", help="event log like exec")
+    parser.add_argument("--profile", help="directory (child: file) for cProfile stats of each run")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.team_counts = [int(t) for t in str(args.teams).split(",") if t.strip()]
+    if args.rounds < 1 or args.members < 0 or args.metrics < 1 or args.latency <= 0:
+        parser.error("need --rounds >= 1, --members >= 0, --metrics >= 1, --latency > 0")
+    if not args.team_counts or min(args.team_counts) < 1 or max(args.team_counts) > 256:
+        parser.error("--teams: counts between 1 and 256 (max_concurrent_teams allows at most 256)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.child:
+        args.teams_one = args.team_counts[0]
+        print(RESULT_MARK + json.dumps(run_child(args)), flush=True)
+        return
+    results = [spawn(args, teams) for teams in args.team_counts]
+    print_report(args, results)
+    print(
+        json.dumps(
+            {
+                "bench": "orchestration",
+                "results": [{k: v for k, v in r.items() if k != "breakdown"} for r in results],
+                "targets": {f"T={k}": v for k, v in TARGETS.items()},
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""`mixseek runs list|show|export`: read stored executions, also while one is running.
+
+The store is opened read-only, so these commands never create a database
+file and can run beside `mixseek exec` writing to the same workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.cells import cell_len
+
+from mixseek.cli.errors import cli_errors
+from mixseek.cli.options import WorkspaceOption
+from mixseek.cli.render import check_output_format, print_json
+from mixseek.cli.runs_export import (
+    Doc,
+    judgment_text,
+    leaderboard_rows,
+    list_entry,
+    markdown_report,
+    run_document,
+    score_text,
+)
+from mixseek.config.workspace import resolve_workspace
+from mixseek.errors import MixseekError
+from mixseek.storage.aggregation_store import AggregationStore
+
+runs_app = typer.Typer(no_args_is_help=True, help="List, inspect and export stored executions.")
+
+EXPORT_FORMATS = ("json", "markdown")
+OutputFormatOption = Annotated[str, typer.Option("--output-format", "-f", help="text or json.")]
+
+
+def _db_path(workspace: Path | None) -> Path:
+    return resolve_workspace(workspace).db_path
+
+
+async def _document(command: str, db: Path, execution_id: str, *, full: bool) -> Doc:
+    missing = MixseekError(f"runs {command}: no execution '{execution_id}' in {db}")
+    if not db.is_file():
+        raise missing
+    async with AggregationStore(db, read_only=True) as store:
+        record = await store.get_execution(execution_id)
+        if record is None:
+            raise missing
+        return await run_document(store, record, full=full)
+
+
+async def _list(db: Path, limit: int) -> list[Doc]:
+    async with AggregationStore(db, read_only=True) as store:
+        return [await list_entry(store, record) for record in await store.list_executions(limit)]
+
+
+# -- plain-text rendering -------------------------------------------------------------
+
+
+def columns(rows: list[list[str]], indent: str = "") -> list[str]:
+    """Rows as left-aligned columns two spaces apart (by display width), no trailing blanks."""
+    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(rows[0]))] if rows else []
+    return [
+        indent
+        + "  ".join(
+            value + " " * (widths[i] - cell_len(value)) if i < len(row) - 1 else value
+            for i, value in enumerate(row)
+        )
+        for row in rows
+    ]
+
+
+def _when(iso: str | None) -> str:
+    return datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M:%S") if iso else "-"
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split()) if text is not None else ""
+
+
+def list_lines(entries: list[Doc]) -> list[str]:
+    header = [
+        "execution",
+        "status",
+        "started (UTC)",
+        "duration",
+        "best team",
+        "best score",
+        "rounds",
+        "tokens",
+    ]
+    rows = [
+        [
+            e["execution_id"],
+            e["status"],
+            _when(e["started_at"]),
+            f"{e['duration_seconds']:.1f} s",
+            e["best_team"] or "-",
+            score_text(e["best_score"]),
+            str(e["rounds_run"]),
+            str(e["total_tokens"]),
+        ]
+        for e in entries
+    ]
+    return columns([header, *rows])
+
+
+def _team_lines(team: Doc) -> list[str]:
+    parts = [team["status"] or "-", f"{team['rounds_completed']} round(s) scored"]
+    if team["best_round"] is not None:
+        parts.append(f"best round {team['best_round']} ({score_text(team['best_score'])})")
+    if team["exit_reason"]:
+        parts.append(f"stopped because {team['exit_reason']}")
+    if team["error"]:
+        parts.append(f"error: {_one_line(team['error'])}")
+    lines = [f"team {team['team_name']} ({team['team_id']}): {', '.join(parts)}"]
+    for r in team["rounds"]:
+        state = "" if r["status"] == "completed" else f" [{r['status']}]"
+        final = " (final)" if r["is_final"] else ""
+        lines.append(f"  round {r['round_number']}: {score_text(r['score'])}/100{final}{state}")
+        if r["error"]:
+            lines.append(f"    error: {_one_line(r['error'])}")
+        if r["metrics"]:
+            metric_rows = [
+                [name, score_text(m["score"]), _one_line(m["comment"])] for name, m in r["metrics"].items()
+            ]
+            lines += columns([["metric", "score", "comment"], *metric_rows], indent="    ")
+        members = r["members"]
+        lines.append(f"    judgment: {_one_line(judgment_text(r['judgment']))}")
+        lines.append(f"    members: {members['succeeded']} succeeded, {members['failed']} failed")
+    return lines
+
+
+def show_lines(doc: Doc) -> list[str]:
+    stop = f" ({doc['stop_reason']}{': ' + doc['stop_detail'] if doc['stop_detail'] else ''})"
+    prompt_lines = doc["user_prompt"].splitlines() or [""]
+    lines = [
+        f"execution {doc['execution_id']}: {doc['status']}{stop if doc['stop_reason'] else ''}",
+        f"prompt: {prompt_lines[0]}",
+        *(f"  {line}" for line in prompt_lines[1:]),
+        f"started {_when(doc['started_at'])} UTC, duration {doc['duration_seconds']:.1f} s, "
+        f"{doc['rounds_run']} round(s)",
+        "",
+        "leaderboard",
+    ]
+    if doc["leaderboard"]:
+        ranked = [[str(v) for v in row] for row in leaderboard_rows(doc["leaderboard"])]
+        lines += columns([["#", "team", "best score", "rounds"], *ranked], indent="  ")
+    else:
+        lines.append("  no team has completed a round")
+    for team in doc["teams"]:
+        lines += ["", *_team_lines(team)]
+    best = doc["best"]
+    lines.append("")
+    if best:
+        lines += [
+            f"winning submission: {best['team_name']} ({best['team_id']}), round {best['round_number']}, "
+            f"score {score_text(best['score'])}/100",
+            best["content"],
+        ]
+    else:
+        lines.append("no winning submission")
+    usage = doc["usage"]
+    lines += [
+        "",
+        f"usage: {usage['requests']} requests, {usage['input_tokens']} input + "
+        f"{usage['output_tokens']} output tokens",
+    ]
+    site_rows = [
+        [site, str(u["requests"]), str(u["input_tokens"]), str(u["output_tokens"])]
+        for site, u in doc["usage_by_site"].items()
+    ]
+    if site_rows:
+        lines += columns([["site", "requests", "input tokens", "output tokens"], *site_rows], indent="  ")
+    return lines
+
+
+def _echo(lines: list[str]) -> None:
+    typer.echo("\n".join(lines))
+
+
+# -- commands ---------------------------------------------------------------------------
+
+
+@runs_app.command("list")
+@cli_errors
+def runs_list(
+    workspace: WorkspaceOption = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most N executions.")] = 20,
+    output_format: OutputFormatOption = "text",
+) -> None:
+    """Executions, newest first: status, best team and score, rounds, tokens."""
+    check_output_format(output_format)
+    db = _db_path(workspace)
+    entries = asyncio.run(_list(db, limit)) if db.is_file() else []
+    if output_format == "json":
+        print_json(entries)
+    elif not entries:
+        typer.echo(f"no executions yet in {db.parent} (run 'mixseek exec')")
+    else:
+        _echo(list_lines(entries))
+
+
+@runs_app.command("show")
+@cli_errors
+def runs_show(
+    execution_id: Annotated[str, typer.Argument(help="The execution id (see 'mixseek runs list').")],
+    workspace: WorkspaceOption = None,
+    output_format: OutputFormatOption = "text",
+) -> None:
+    """One execution: leaderboard, every team's rounds with scores and judgments, the winner, usage."""
+    check_output_format(output_format)
+    doc = asyncio.run(_document("show", _db_path(workspace), execution_id, full=False))
+    if output_format == "json":
+        print_json(doc)
+    else:
+        _echo(show_lines(doc))
+
+
+def _write(target: Path, text: str, force: bool) -> None:
+    try:
+        with target.open("w" if force else "x", encoding="utf-8") as out:
+            out.write(text)
+    except FileExistsError:
+        raise MixseekError(f"--output: {target} already exists (pass --force to overwrite)") from None
+    except OSError as exc:
+        raise MixseekError(f"--output: cannot write {target}: {exc.strerror or exc}") from None
+
+
+@runs_app.command("export")
+@cli_errors
+def runs_export(
+    execution_id: Annotated[str, typer.Argument(help="The execution id (see 'mixseek runs list').")],
+    export_format: Annotated[
+        str | None, typer.Option("--format", help="json or markdown.", show_default=False)
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write to FILE instead of stdout.", show_default=False),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+    workspace: WorkspaceOption = None,
+) -> None:
+    """Everything about one execution, with every submission, as JSON or a Markdown report."""
+    if export_format not in EXPORT_FORMATS:
+        got = f" (got '{export_format}')" if export_format is not None else ""
+        raise MixseekError(f"--format: must be 'json' or 'markdown'{got}")
+    if output is not None and output.exists() and not force:
+        raise MixseekError(f"--output: {output} already exists (pass --force to overwrite)")
+    doc: dict[str, Any] = asyncio.run(_document("export", _db_path(workspace), execution_id, full=True))
+    if export_format == "json":
+        text = json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n"
+    else:
+        text = markdown_report(doc)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    _write(output, text, force)
+    typer.echo(f"wrote {output} ({export_format}, execution {execution_id})")

@@ -1,0 +1,116 @@
+"""The governor: shared per-model limits, the usage ledger, budgets."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from pydantic_ai import Agent, RunUsage
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+from mixseek.llm import create_model, override_models, wrap_models
+from mixseek.orchestrator.governor import (
+    Budget,
+    BudgetExceeded,
+    Governor,
+    ModelLimit,
+    RateLimiter,
+    call_scope,
+)
+
+
+def slow_model(running: list[int], peak: list[int]) -> FunctionModel:
+    async def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        running[0] += 1
+        peak[0] = max(peak[0], running[0])
+        await asyncio.sleep(0.05)
+        running[0] -= 1
+        return ModelResponse(parts=[TextPart("ok")], usage=RequestUsage(input_tokens=10, output_tokens=5))
+
+    return FunctionModel(fn)
+
+
+async def test_concurrency_cap_is_shared_by_every_agent_using_the_model() -> None:
+    running, peak = [0], [0]
+    governor = Governor(Budget(), ModelLimit(max_concurrent=2, requests_per_minute=None))
+    with override_models({"script:x": slow_model(running, peak)}), wrap_models(governor.wrap):
+        agents = [Agent(create_model("script:x", role=f"leader of team 't{i}'")) for i in range(6)]
+    await asyncio.gather(*(a.run("hi") for a in agents))
+    assert peak[0] == 2
+    assert governor.ledger.total.requests == 6
+    assert (governor.ledger.total.input_tokens, governor.ledger.total.output_tokens) == (60, 30)
+
+
+async def test_per_model_limits_override_the_default() -> None:
+    running, peak = [0], [0]
+    other_running, other_peak = [0], [0]
+    governor = Governor(
+        Budget(), ModelLimit(max_concurrent=8, requests_per_minute=None), {"script:x": ModelLimit(1, None)}
+    )
+    models = {"script:x": slow_model(running, peak), "script:y": slow_model(other_running, other_peak)}
+    with override_models(models), wrap_models(governor.wrap):
+        xs = [Agent(create_model("script:x", role="a")) for _ in range(3)]
+        ys = [Agent(create_model("script:y", role="b")) for _ in range(3)]
+    await asyncio.gather(*(a.run("hi") for a in xs + ys))
+    assert (peak[0], other_peak[0]) == (1, 3)
+
+
+async def test_requests_per_window_are_capped() -> None:
+    limiter = RateLimiter(max_concurrent=10, per_minute=3, window_seconds=0.3)
+    started: list[float] = []
+
+    async def call() -> None:
+        async with limiter.slot():
+            started.append(time.monotonic())
+
+    t0 = time.monotonic()
+    await asyncio.gather(*(call() for _ in range(5)))
+    offsets = sorted(s - t0 for s in started)
+    assert all(o < 0.1 for o in offsets[:3])
+    assert all(o >= 0.29 for o in offsets[3:])
+
+
+async def test_ledger_attributes_usage_to_team_round_and_site() -> None:
+    governor = Governor(Budget(), ModelLimit(4, None))
+    with override_models({"script:x": slow_model([0], [0])}), wrap_models(governor.wrap):
+        leader = Agent(create_model("script:x", role="leader of team 'a'"))
+        judge = Agent(create_model("script:x", role="judgment"))
+    with call_scope("a", 2):
+        await leader.run("x")
+        await judge.run("y")
+    await judge.run("outside any round")
+    assert governor.ledger.by_site("a", 2) == {
+        "judgment": {"requests": 1, "tool_calls": 0, "input_tokens": 10, "output_tokens": 5},
+        "leader of team 'a'": {"requests": 1, "tool_calls": 0, "input_tokens": 10, "output_tokens": 5},
+    }
+    assert governor.ledger.for_team_round("a", 2).requests == 2
+    assert [(e.team_id, e.round_number) for e in governor.ledger.entries] == [
+        ("a", 2),
+        ("a", 2),
+        (None, None),
+    ]
+    assert len(governor.ledger.take_unsaved()) == 3
+    assert governor.ledger.take_unsaved() == []
+
+
+async def test_budget_stops_the_next_request() -> None:
+    governor = Governor(Budget(max_total_tokens=30), ModelLimit(4, None))
+    with override_models({"script:x": slow_model([0], [0])}), wrap_models(governor.wrap):
+        agent = Agent(create_model("script:x", role="r"))
+    await agent.run("1")
+    await agent.run("2")
+    with pytest.raises(BudgetExceeded) as info:
+        await agent.run("3")
+    assert str(info.value) == "budget max_total_tokens = 30 reached (30 spent)"
+    assert governor.ledger.total.requests == 2
+
+
+def test_budget_checks_each_limit() -> None:
+    governor = Governor(Budget(max_requests=2, max_cost_usd=0.5), ModelLimit(1, None))
+    assert governor.ledger.exceeded(governor.budget) is None
+    governor.ledger.preload(RunUsage(requests=2))
+    exceeded = governor.ledger.exceeded(governor.budget)
+    assert exceeded is not None and exceeded.limit == "max_requests"
