@@ -41,6 +41,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,7 @@ from mixseek.config.workspace import Workspace
 from mixseek.llm import override_models
 from mixseek.orchestrator.events import Event, EventSink, JsonlFileSink
 from mixseek.orchestrator.orchestrator import Orchestrator
+from mixseek.storage.aggregation_store import WRITER_IDLE_CLOSE_SECONDS, AggregationStore
 
 TARGETS = {"8": 1.05, "64": 1.15}
 MAX_CONCURRENT_REQUESTS_PER_MODEL = 1024
@@ -74,6 +77,63 @@ class EventTrace:
 
     def __call__(self, event: Event) -> None:
         self.events.append((event.kind, event.team_id, event.round_number, time.perf_counter()))
+
+
+class StoreProbe:
+    """Times every store operation (awaited wall time and time in SQL) and every open and close.
+
+    Wraps the methods of one store instance; behaviour is unchanged.
+    """
+
+    def __init__(self, store: AggregationStore) -> None:
+        self.ops: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+        self.opens = [0, 0.0]
+        self.closes = [0, 0.0]
+        call, connector = store._call, store._connector
+        open_, close = connector._open, connector._close_locked
+
+        async def timed_call(work: Callable[[Any], Any], *, write: bool) -> Any:
+            name = work.__qualname__.split(".<locals>")[0].rsplit(".", 1)[-1]
+            entry = self.ops[name]
+
+            def timed_work(conn: Any) -> Any:
+                t = time.perf_counter()
+                try:
+                    return work(conn)
+                finally:
+                    entry[2] += time.perf_counter() - t
+
+            t = time.perf_counter()
+            try:
+                return await call(timed_work, write=write)
+            finally:
+                entry[0] += 1
+                entry[1] += time.perf_counter() - t
+
+        def timed(fn: Callable[..., Any], tally: list[Any]) -> Callable[..., Any]:
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
+                t = time.perf_counter()
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    tally[0] += 1
+                    tally[1] += time.perf_counter() - t
+
+            return wrapper
+
+        store._call = timed_call  # type: ignore[method-assign]
+        connector._open = timed(open_, self.opens)  # type: ignore[method-assign]
+        connector._close_locked = timed(close, self.closes)  # type: ignore[method-assign]
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "ops": {
+                name: {"n": int(n), "await_ms": round(wall * 1000, 1), "sql_ms": round(work * 1000, 1)}
+                for name, (n, wall, work) in sorted(self.ops.items(), key=lambda kv: -kv[1][1])
+            },
+            "opens": {"n": self.opens[0], "ms": round(self.opens[1] * 1000, 1)},
+            "closes": {"n": self.closes[0], "ms": round(self.closes[1] * 1000, 1)},
+        }
 
 
 # -- the child: one configuration ------------------------------------------------
@@ -148,11 +208,21 @@ def _phases(world: SimWorld, trace: EventTrace, started: float, ended: float, ro
     }
 
 
+async def _run(orchestrator: Orchestrator, threads: int | None) -> Any:
+    if threads:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(threads))
+    return await orchestrator.run(PROMPT)
+
+
 def run_child(args: argparse.Namespace) -> dict[str, Any]:
     teams, rounds, latency = args.teams_one, args.rounds, args.latency
     settings = {
         "max_concurrent_teams": min(max(teams, 1), 256),
         "max_concurrent_requests_per_model": MAX_CONCURRENT_REQUESTS_PER_MODEL,
+    }
+    extra = {
+        "store_idle_close_seconds": args.idle_close,
+        "to_thread_workers": args.threads or min(32, (os.cpu_count() or 1) + 4),
     }
     with tempfile.TemporaryDirectory(prefix="mixseek-bench-") as tmp:
         root = Path(tmp)
@@ -166,15 +236,17 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
             sinks.append(JsonlFileSink(root / "logs" / "bench.jsonl"))
         with override_models(world.models()):
             config = load_execution_config(Workspace(root), orchestrator_file)
-            orchestrator = Orchestrator(config, sinks=sinks)
+            store = AggregationStore(config.workspace.db_path, idle_close_seconds=args.idle_close)
+            probe = StoreProbe(store)
+            orchestrator = Orchestrator(config, store=store, sinks=sinks)
         profiler = cProfile.Profile() if args.profile else None
-        started = time.perf_counter()
+        started, cpu_started, loop_cpu_started = time.perf_counter(), time.process_time(), time.thread_time()
         if profiler is not None:
             profiler.enable()
-        summary = asyncio.run(orchestrator.run(PROMPT))
+        summary = asyncio.run(_run(orchestrator, args.threads))
         if profiler is not None:
             profiler.disable()
-        ended = time.perf_counter()
+        ended, cpu, loop_cpu = time.perf_counter(), time.process_time(), time.thread_time()
         db_bytes = (root / "mixseek.db").stat().st_size
     wall = ended - started
     if profiler is not None:
@@ -199,10 +271,13 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
         "lower_bound_s": round(bound, 4),
         "ratio": round(wall / bound, 4),
         "model_calls": len(world.calls),
+        "cpu_s": round(cpu - cpu_started, 3),
+        "loop_thread_cpu_s": round(loop_cpu - loop_cpu_started, 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "db_bytes": db_bytes,
-        "settings": settings,
+        "settings": {**settings, **extra},
         "breakdown": _phases(world, trace, started, ended, rounds),
+        "store": probe.report(),
     }
 
 
@@ -226,6 +301,10 @@ def spawn(args: argparse.Namespace, teams: int) -> dict[str, Any]:
         str(args.latency),
         "--sink",
         args.sink,
+        "--idle-close",
+        str(args.idle_close),
+        "--threads",
+        str(args.threads),
     ]
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
@@ -255,11 +334,16 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
     )
     print(
         "settings: max_concurrent_teams = T, max_concurrent_requests_per_model = "
-        f"{MAX_CONCURRENT_REQUESTS_PER_MODEL}, min_rounds = 1, judge_on_final_round = false; "
-        f"asyncio.to_thread pool = min(32, cpu+4) = {min(32, (os.cpu_count() or 1) + 4)}"
+        f"{MAX_CONCURRENT_REQUESTS_PER_MODEL}, min_rounds = 1, judge_on_final_round = false, "
+        f"max_concurrent_members = M; store idle_close_seconds = {args.idle_close:g}; asyncio.to_thread "
+        f"workers = {args.threads or f'min(32, cpu+4) = {min(32, (os.cpu_count() or 1) + 4)}'}; "
+        f"{os.cpu_count()} CPUs"
     )
     print()
-    header = f"{'T':>4} {'wall s':>8} {'bound s':>8} {'ratio':>7} {'target':>7} {'calls':>6} {'RSS MB':>7}"
+    header = (
+        f"{'T':>4} {'wall s':>8} {'bound s':>8} {'ratio':>7} {'target':>7} {'calls':>6} {'RSS MB':>7} "
+        f"{'CPU s':>7} {'loop CPU s':>10}"
+    )
     print(header)
     print("-" * len(header))
     for r in results:
@@ -267,7 +351,7 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
         mark = "" if target is None else ("  ok" if r["ratio"] <= target else "  MISS")
         print(
             f"{r['teams']:>4} {r['wall_s']:>8.3f} {r['lower_bound_s']:>8.3f} {r['ratio']:>7.3f} "
-            f"{'' if target is None else f'{target:.2f}':>7} {r['model_calls']:>6} {r['peak_rss_mb']:>7.1f}{mark}"
+            f"{'' if target is None else f'{target:.2f}':>7} {r['model_calls']:>6} {r['peak_rss_mb']:>7.1f} {r['cpu_s']:>7.2f} {r['loop_thread_cpu_s']:>10.2f}{mark}"
         )
     print()
     print("where the time between model calls went (ms; mean / max over team rounds):")
@@ -297,6 +381,22 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
         print(f"  T={r['teams']}: startup {r['breakdown']['startup_ms']:.0f}; {rounds_text}")
 
 
+def print_store(results: list[dict[str, Any]]) -> None:
+    print()
+    print("store operations (count, total awaited ms incl. queueing / total ms in SQL):")
+    names = sorted({n for r in results for n in r["store"]["ops"]})
+    header = f"{'operation':<30}" + "".join(f"{'T=' + str(r['teams']):>24}" for r in results)
+    print(header)
+    print("-" * len(header))
+    rows = [(n, [r["store"]["ops"].get(n) for r in results]) for n in names]
+    for name, cells in rows:
+        text = [f"{c['n']:>5} {c['await_ms']:>9.0f} /{c['sql_ms']:>7.0f}" if c else f"{'-':>24}" for c in cells]
+        print(f"{name:<30}" + "".join(f"{t:>24}" for t in text))
+    for what in ("opens", "closes"):
+        text = [f"{r['store'][what]['n']:>5} {r['store'][what]['ms']:>9.0f} ms" for r in results]
+        print(f"{'connection ' + what:<30}" + "".join(f"{t:>24}" for t in text))
+
+
 def _phase_order(name: str) -> int:
     order = [
         "slot_wait",
@@ -322,6 +422,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--metrics", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.1, help="seconds per model call")
     parser.add_argument("--sink", choices=("jsonl", "none"), default="jsonl", help="event log like exec")
+    parser.add_argument(
+        "--idle-close",
+        type=float,
+        default=WRITER_IDLE_CLOSE_SECONDS,
+        help=f"store idle_close_seconds (default {WRITER_IDLE_CLOSE_SECONDS}, the store's default)",
+    )
+    parser.add_argument("--threads", type=int, default=0, help="asyncio default executor size (0: Python's)")
     parser.add_argument("--profile", help="directory (child: file) for cProfile stats of each run")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -341,11 +448,12 @@ def main(argv: list[str] | None = None) -> None:
         return
     results = [spawn(args, teams) for teams in args.team_counts]
     print_report(args, results)
+    print_store(results)
     print(
         json.dumps(
             {
                 "bench": "orchestration",
-                "results": [{k: v for k, v in r.items() if k != "breakdown"} for r in results],
+                "results": [{k: v for k, v in r.items() if k not in ("breakdown", "store")} for r in results],
                 "targets": {f"T={k}": v for k, v in TARGETS.items()},
             }
         )

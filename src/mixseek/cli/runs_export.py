@@ -250,6 +250,10 @@ def judgment_text(judgment: Doc) -> str:
     return text + (f": {judgment['reasoning']}" if judgment["reasoning"] else "")
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _table(headers: list[str], rows: list[list[object]]) -> list[str]:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
@@ -300,22 +304,23 @@ def markdown_report(doc: Doc) -> str:
         ]
     for team in doc["teams"]:
         out += [f"## Team {team['team_name']} ({team['team_id']})", ""]
-        best_round = f", best round {team['best_round']}" if team["best_round"] is not None else ""
-        out += [f"{team['status']}, {team['rounds_completed']} round(s) scored{best_round}"]
-        out += [f"stopped because: {team['exit_reason']}"] if team["exit_reason"] else []
-        out += [f"error: {team['error']}"] if team["error"] else []
+        out += [f"- status: {team['status']}", f"- rounds scored: {team['rounds_completed']}"]
+        if team["best_round"] is not None:
+            out.append(f"- best round: {team['best_round']} ({score_text(team['best_score'])})")
+        out += [f"- stopped because: {team['exit_reason']}"] if team["exit_reason"] else []
+        out += [f"- error: {_flat(team['error'])}"] if team["error"] else []
         out.append("")
         for r in team["rounds"]:
             final = " (final)" if r["is_final"] else ""
             out += [f"### Round {r['round_number']}: {score_text(r['score'])}/100{final}", ""]
             if r["status"] != "completed":
-                out += [f"status: {r['status']}{': ' + r['error'] if r['error'] else ''}", ""]
+                out += [f"status: {r['status']}{': ' + _flat(r['error']) if r['error'] else ''}", ""]
             if r["metrics"]:
                 rows = [[m, score_text(v["score"]), v["comment"]] for m, v in r["metrics"].items()]
                 out += [*_table(["metric", "score", "comment"], rows), ""]
             members = r["members"]
             out += [
-                f"- judgment: {judgment_text(r['judgment'])}",
+                f"- judgment: {_flat(judgment_text(r['judgment']))}",
                 f"- members: {members['succeeded']} succeeded, {members['failed']} failed",
                 "",
             ]

@@ -217,7 +217,7 @@ class LlamaEngine:
             min_output=MIN_OUTPUT_TOKENS,
         )
         tokens = list(last_tokens)
-        grammar_text = self._grammar(llama, request.grammar_schema) if request.grammar_schema else None
+        grammar_text = self.compile_grammar(llama, request.grammar_schema) if request.grammar_schema else None
 
         clock = _TokenClock(cancelled, request.deadline)
         started = time.perf_counter()
@@ -249,7 +249,7 @@ class LlamaEngine:
             grammar_used=grammar_text is not None,
         )
 
-    def _grammar(self, llama: Any, schema: JsonSchema) -> str | None:
+    def compile_grammar(self, llama: Any, schema: JsonSchema) -> str | None:
         """The GBNF grammar of `schema`, or None (free generation) if llama.cpp would refuse it.
 
         A grammar llama.cpp cannot parse crashes the process when sampling, so each grammar is

@@ -1,0 +1,280 @@
+"""Benchmark: the embedded local model (llama.cpp in-process; SmolLM2-135M-Instruct by default).
+
+Measures, in one process:
+
+- load:        seconds to load the GGUF file (once per process);
+- prompt:      prompt-processing tokens/s (a ~1,000-token prompt that shares no cached prefix);
+- generation:  generation tokens/s, free text and grammar-constrained JSON (end of text suppressed,
+               so the full budget is generated);
+- calls:       seconds per model request of the sizes a team round makes, through
+               `LlamaCppModel.request` exactly as an agent calls it (prompt assembly, grammar,
+               decoding included): leader (team prompt, two delegation tools; then again with a
+               member's result), member (free text answer), evaluator metric (`MetricScore`
+               output tool), judgment (`JudgmentOutput` output tool).
+
+Calls run in the order of one team round (leader, 2 members, leader, 3 metrics, judgment), `--runs`
+times, each run with a different round number at the start of every prompt so no prompt is fully
+cached. The model serialises inference, so a round's calls add up: the table's "team round" line is
+that sum, an ESTIMATE for one team with two members (the orchestrator's own overhead and a model's
+choice to call more tools are not in it). Prompts are English; Japanese prompts need several times
+more tokens with SmolLM2's tokenizer.
+
+Prints a table, then one JSON line:
+
+    {"bench": "local_model", "load_s": ..., "prompt_tok_s": ..., "gen_tok_s": ..., ...}
+
+Run: python bench/local_model.py [--model local:smollm2] [--runs 3] [--max-tokens 512]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
+
+from mixseek.evaluator.models import MetricScore
+from mixseek.llm import create_model
+from mixseek.llm.local_model import LlamaCppModel
+from mixseek.llm.local_model.engine import Generation, GenerationRequest
+from mixseek.llm.local_model.prompt import ChatPrompt
+from mixseek.round_controller.judgment_client import JudgmentOutput
+
+PARAGRAPH = (
+    "The team compared three approaches to caching the results of expensive queries. The first keeps a "
+    "per-process dictionary, which is fast but lost on restart; the second writes to a shared database, "
+    "which survives restarts but adds latency; the third combines both with a short time-to-live. "
+)
+
+
+def words(approx_tokens: int) -> str:
+    """English filler of roughly `approx_tokens` tokens (about 0.75 words per token)."""
+    text = ""
+    while len(text.split()) < approx_tokens * 0.75:
+        text += PARAGRAPH
+    return text.strip()
+
+
+LEADER_INSTRUCTIONS = (
+    "You lead a team that answers the user's task. Delegate research and writing to your members with "
+    "the delegation tools, then give the final submission."
+)
+MEMBER_INSTRUCTIONS = "You are a careful researcher. Answer the task you are given in a few paragraphs."
+METRIC_INSTRUCTIONS = "You evaluate a submission for one quality metric and give a score from 0 to 100."
+JUDGMENT_INSTRUCTIONS = "You decide whether a team should run another round to improve its submission."
+
+TASK_TOOL = {
+    "type": "object",
+    "properties": {"task": {"type": "string", "description": "The task for the member"}},
+    "required": ["task"],
+}
+
+
+def delegation_tools() -> list[ToolDefinition]:
+    return [
+        ToolDefinition(
+            name="delegate_to_researcher", parameters_json_schema=TASK_TOOL, description="Ask the researcher."
+        ),
+        ToolDefinition(
+            name="delegate_to_writer", parameters_json_schema=TASK_TOOL, description="Ask the writer."
+        ),
+    ]
+
+
+def output_tool(model: Any, description: str) -> ModelRequestParameters:
+    tool = ToolDefinition(
+        name="final_result", parameters_json_schema=model.model_json_schema(), description=description
+    )
+    return ModelRequestParameters(output_mode="tool", output_tools=[tool], allow_text_output=False)
+
+
+@dataclass
+class Call:
+    role: str
+    messages: list[ModelMessage]
+    params: ModelRequestParameters
+
+
+def round_calls(round_number: int) -> list[Call]:
+    """The model requests of one team round with two members, in order."""
+    mark = f"Round {round_number}."
+    team_prompt = (
+        f"{mark} Task: write a short guide on choosing a caching strategy for a web service.\n\n"
+        f"Previous submissions and feedback:\n{words(450)}\n\nLeaderboard: team alpha 62/100, team beta 58/100."
+    )
+    leader_first = ModelRequest(parts=[UserPromptPart(team_prompt)], instructions=LEADER_INSTRUCTIONS)
+    member_answer = words(250)
+    leader_second = [
+        leader_first,
+        ModelResponse(
+            parts=[ToolCallPart("delegate_to_researcher", {"task": "Compare the approaches."}, "c1")]
+        ),
+        ModelRequest(
+            parts=[ToolReturnPart("delegate_to_researcher", member_answer, "c1")],
+            instructions=LEADER_INSTRUCTIONS,
+        ),
+    ]
+    leader_params = ModelRequestParameters(function_tools=delegation_tools(), allow_text_output=True)
+    member = ModelRequest(
+        parts=[UserPromptPart(f"{mark} Compare per-process, shared and two-level caches for a web service.")],
+        instructions=MEMBER_INSTRUCTIONS,
+    )
+    submission = words(350)
+    metric_prompt = f"{mark} User task: write a guide on caching strategies.\n\nSubmission:\n{submission}"
+    metric = ModelRequest(parts=[UserPromptPart(metric_prompt)], instructions=METRIC_INSTRUCTIONS)
+    judgment_prompt = f"{mark} Task: caching guide.\nRound history:\n{words(400)}\n\nScores: round 1: 55/100, round 2: 62/100."
+    judgment = ModelRequest(parts=[UserPromptPart(judgment_prompt)], instructions=JUDGMENT_INSTRUCTIONS)
+    text = ModelRequestParameters(output_mode="text", allow_text_output=True)
+    metric_params = output_tool(MetricScore, "The metric's score and comment.")
+    judgment_params = output_tool(JudgmentOutput, "Whether to continue.")
+    return [
+        Call("leader", [leader_first], leader_params),
+        Call("member", [member], text),
+        Call("member", [member], text),
+        Call("leader", leader_second, leader_params),
+        *[Call("metric", [metric], metric_params) for _ in range(3)],
+        Call("judgment", [judgment], judgment_params),
+    ]
+
+
+def raw_generation(
+    model: LlamaCppModel, prompt: str, max_tokens: int, schema: dict[str, Any] | None
+) -> Generation:
+    """One generation straight through the engine (no pydantic-ai), end of text suppressed."""
+    engine = model.engine
+
+    def job(llama: Any, cancelled: Any) -> Generation:
+        request = GenerationRequest(
+            prompt=ChatPrompt(turns=[{"role": "user", "content": prompt}]),
+            max_tokens=max_tokens,
+            grammar_schema=schema,
+            sampling={"temperature": 0.7, "logit_bias": {int(llama.token_eos()): -100.0}},
+        )
+        return engine.generate(llama, request, cancelled)
+
+    return engine.run_sync(job)
+
+
+def throughput(model: LlamaCppModel) -> dict[str, float]:
+    prompt_run = raw_generation(model, f"{time.time()} Summarise this:\n{words(1000)}", 1, None)
+    free = raw_generation(model, f"{time.time()} Write a long story about a lighthouse keeper.", 256, None)
+    schema = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "maxLength": 80},
+            "story": {"type": "string", "maxLength": 1000},
+        },
+        "required": ["title", "story"],
+    }
+    constrained = raw_generation(
+        model, f"{time.time()} Write a story as JSON with title and story.", 256, schema
+    )
+
+    def gen_rate(run: Generation) -> float:
+        return (run.completion_tokens - 1) / run.generation_seconds if run.generation_seconds > 0 else 0.0
+
+    return {
+        "prompt_tokens": prompt_run.prompt_tokens,
+        "prompt_tok_s": prompt_run.prompt_tokens / prompt_run.prompt_seconds,
+        "gen_tokens": free.completion_tokens,
+        "gen_tok_s": gen_rate(free),
+        "json_gen_tokens": constrained.completion_tokens,
+        "json_gen_tok_s": gen_rate(constrained),
+    }
+
+
+async def time_calls(
+    model: LlamaCppModel, runs: int, settings: ModelSettings
+) -> dict[str, list[tuple[float, int, int]]]:
+    """Per role: (seconds, input tokens, output tokens) of each call."""
+    samples: dict[str, list[tuple[float, int, int]]] = {}
+    for run in range(runs):
+        for call in round_calls(run + 2):
+            started = time.perf_counter()
+            response = await model.request(call.messages, settings, call.params)
+            elapsed = time.perf_counter() - started
+            samples.setdefault(call.role, []).append(
+                (elapsed, response.usage.input_tokens, response.usage.output_tokens)
+            )
+    return samples
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="local:smollm2", help="a local: model string")
+    parser.add_argument("--runs", type=int, default=3, help="simulated rounds of calls")
+    parser.add_argument("--max-tokens", type=int, default=512, help="max_tokens of every call")
+    args = parser.parse_args()
+
+    model = create_model(args.model, role="bench")
+    if not isinstance(model, LlamaCppModel):
+        print(f"{args.model} is not an embedded local model", file=sys.stderr)
+        return 2
+    engine = model.engine
+    started = time.perf_counter()
+    engine.run_sync(lambda llama, cancelled: None)
+    load_s = engine.load_seconds if engine.load_seconds is not None else time.perf_counter() - started
+
+    rates = throughput(model)
+    settings = ModelSettings(max_tokens=args.max_tokens)
+    samples = asyncio.run(time_calls(model, args.runs, settings))
+
+    print(f"model {args.model}  file {engine.path.name}  n_ctx {engine.n_ctx}  threads {engine.n_threads}")
+    print(f"load                 {load_s:8.2f} s")
+    print(f"prompt processing    {rates['prompt_tok_s']:8.1f} tok/s  ({rates['prompt_tokens']} tokens)")
+    print(f"generation (text)    {rates['gen_tok_s']:8.1f} tok/s  ({rates['gen_tokens']} tokens)")
+    print(
+        f"generation (JSON)    {rates['json_gen_tok_s']:8.1f} tok/s  ({rates['json_gen_tokens']} tokens, grammar)"
+    )
+    print()
+    print(f"{'call':<10} {'n':>3} {'in tok':>7} {'out tok':>8} {'mean s':>8} {'max s':>7}")
+    per_call: dict[str, float] = {}
+    for role in ("leader", "member", "metric", "judgment"):
+        rows = samples[role]
+        mean_s = statistics.fmean(s for s, _, _ in rows)
+        per_call[role] = mean_s
+        mean_in = statistics.fmean(i for _, i, _ in rows)
+        mean_out = statistics.fmean(o for _, _, o in rows)
+        print(
+            f"{role:<10} {len(rows):>3} {mean_in:>7.0f} {mean_out:>8.0f} {mean_s:>8.2f} {max(s for s, _, _ in rows):>7.2f}"
+        )
+    round_s = 2 * per_call["leader"] + 2 * per_call["member"] + 3 * per_call["metric"] + per_call["judgment"]
+    print(
+        f"team round (ESTIMATE: 2 leader + 2 member + 3 metric + 1 judgment calls, one team): {round_s:.1f} s"
+    )
+
+    line = {
+        "bench": "local_model",
+        "model": args.model,
+        "threads": engine.n_threads,
+        "load_s": round(load_s, 3),
+        "prompt_tok_s": round(rates["prompt_tok_s"], 1),
+        "gen_tok_s": round(rates["gen_tok_s"], 1),
+        "json_gen_tok_s": round(rates["json_gen_tok_s"], 1),
+        **{f"{role}_call_s": round(seconds, 2) for role, seconds in per_call.items()},
+        "team_round_s_estimate": round(round_s, 1),
+        "runs": args.runs,
+        "max_tokens": args.max_tokens,
+    }
+    print(json.dumps(line))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
