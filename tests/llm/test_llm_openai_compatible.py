@@ -18,6 +18,15 @@ from mixseek.cli.app import app
 from mixseek.llm import create_model
 
 
+MEMBER_TOML = """
+[member]
+agent_name = "local"
+agent_type = "plain"
+tool_description = "d"
+model = "ollama:qwen3"
+"""
+
+
 class FakeServer:
     """Answers /v1/chat/completions: plain text, or a call of the first offered tool."""
 
@@ -126,7 +135,7 @@ def test_member_command_with_an_ollama_model(
     monkeypatch.setenv("OLLAMA_BASE_URL", fake_server.base_url)
     member = tmp_path / "m.toml"
     member.write_text(
-        '[member]\nagent_name = "local"\nagent_type = "plain"\ntool_description = "d"\nmodel = "ollama:qwen3"\n',
+        MEMBER_TOML,
         encoding="utf-8",
     )
     result = CliRunner().invoke(app, ["member", "質問です", "-c", str(member), "-f", "json"])
@@ -140,7 +149,7 @@ def test_ollama_without_base_url_is_one_clear_line(tmp_path: Path, monkeypatch: 
     monkeypatch.delenv("OLLAMA_BASE_URL", raising=False)
     member = tmp_path / "m.toml"
     member.write_text(
-        '[member]\nagent_name = "local"\nagent_type = "plain"\ntool_description = "d"\nmodel = "ollama:qwen3"\n',
+        MEMBER_TOML,
         encoding="utf-8",
     )
     result = CliRunner().invoke(app, ["member", "q", "-c", str(member)])
