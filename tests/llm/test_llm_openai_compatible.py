@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 from mixseek.cli.app import app
 from mixseek.llm import create_model
 
-
 MEMBER_TOML = """
 [member]
 agent_name = "local"
