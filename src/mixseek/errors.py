@@ -44,3 +44,9 @@ class MissingCredentialsError(MixseekError):
         super().__init__(
             f"model '{model}' for {role} needs credentials: set the environment variable {env_var}"
         )
+
+
+def describe_exception(exc: BaseException) -> str:
+    """`Type: first line of the message`, short enough for a table cell, a log line or a tool result."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic_ai import UsageLimitExceeded
 
 from mixseek.config.evaluator import EvaluatorSettings
-from mixseek.errors import MixseekError
+from mixseek.errors import MixseekError, describe_exception
 from mixseek.evaluator.metrics import Metric, create_metric
 from mixseek.evaluator.models import EvaluationResult, MetricResult
 
@@ -22,8 +22,7 @@ class EvaluationError(MixseekError):
 
     def __init__(self, metric: str, cause: BaseException) -> None:
         self.metric = metric
-        detail = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
-        super().__init__(f"evaluator metric '{metric}' failed: {type(cause).__name__}: {detail}")
+        super().__init__(f"evaluator metric '{metric}' failed: {describe_exception(cause)}")
 
 
 class Evaluator:

@@ -12,6 +12,7 @@ from pydantic_ai import UsageLimitExceeded
 from mixseek.agents.leader.agent import LeaderTeam
 from mixseek.agents.leader.models import usage_to_dict
 from mixseek.config.judgment import JudgmentSettings
+from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.orchestrator.governor import Governor, call_scope
 from mixseek.prompt_builder.models import RoundPromptContext
@@ -41,11 +42,6 @@ class RankingSnapshot:
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 class RoundController:
@@ -132,7 +128,7 @@ class RoundController:
                 # cut by the execution budget: not the team's fault, and a resume may redo it
                 return self._outcome(round_number, started, status="budget", error=str(exc))
             except Exception as exc:
-                error = _one_line(exc)
+                error = describe_exception(exc)
                 logger.warning("team %s round %d failed: %s", self.team_id, round_number, error, exc_info=exc)
                 await self.store.mark_round_failed(
                     self.execution_id, self.team_id, round_number, "failed", error
@@ -212,7 +208,7 @@ class RoundController:
             except Exception as exc:
                 logger.warning("judgment for team %s round %d failed: %s", self.team_id, round_number, exc)
                 return RoundDecision(
-                    should_continue=False, reason="judgment_failed", reasoning=_one_line(exc)
+                    should_continue=False, reason="judgment_failed", reasoning=describe_exception(exc)
                 )
         out = result.output
         if final:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent, RunUsage
 
 from mixseek.config.judgment import JudgmentSettings
-from mixseek.errors import MixseekError
+from mixseek.errors import MixseekError, describe_exception
 from mixseek.llm import build_model_settings, create_model
 from mixseek.llm.retrying import RetryingModel
 from mixseek.prompt_builder.models import RoundPromptContext
@@ -40,8 +40,7 @@ class JudgmentResult:
 
 class JudgmentError(MixseekError):
     def __init__(self, cause: BaseException) -> None:
-        detail = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
-        super().__init__(f"judgment failed: {type(cause).__name__}: {detail}")
+        super().__init__(f"judgment failed: {describe_exception(cause)}")
 
 
 class JudgmentClient:

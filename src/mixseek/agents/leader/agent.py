@@ -16,7 +16,8 @@ from mixseek.agents.leader.models import MemberSubmissionsRecord
 from mixseek.agents.leader.tools import make_delegation_tool
 from mixseek.agents.member.base import MemberAgent, usage_of
 from mixseek.agents.member.registry import create_member
-from mixseek.llm import build_model_settings, create_model
+from mixseek.agents.model_settings import agent_model_settings
+from mixseek.llm import create_model
 from mixseek.llm.retrying import RetryingModel
 
 DEFAULT_LEADER_SYSTEM_INSTRUCTION = """
@@ -72,14 +73,7 @@ class LeaderTeam:
             ),
             deps_type=TeamDependencies,
             instructions=leader.system_prompt or DEFAULT_LEADER_SYSTEM_INSTRUCTION,
-            model_settings=build_model_settings(
-                temperature=leader.temperature,
-                max_tokens=leader.max_tokens,
-                top_p=leader.top_p,
-                seed=leader.seed,
-                stop_sequences=leader.stop_sequences,
-                timeout_seconds=leader.timeout_seconds,
-            ),
+            model_settings=agent_model_settings(leader),
             tools=[make_delegation_tool(self.members[m.agent_name], m) for m in config.members],
             name=config.team_id,
         )

@@ -11,13 +11,13 @@ from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.leader.dependencies import TeamDependencies
 from mixseek.agents.leader.models import MemberSubmission
 from mixseek.agents.member.base import MemberAgent, MemberResult
+from mixseek.errors import describe_exception
 
 
 def _error_text(exc: BaseException, timeout: float | None) -> str:
     if isinstance(exc, TimeoutError):
         return f"timed out after {timeout:g} s" if timeout else "timed out"
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return describe_exception(exc)
 
 
 def make_delegation_tool(member: MemberAgent, config: MemberAgentConfig) -> Tool[TeamDependencies]:

@@ -20,7 +20,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.usage import UsageLimits
 
 from mixseek.agents.leader.config import MemberAgentConfig
-from mixseek.llm import build_model_settings, create_model
+from mixseek.agents.model_settings import agent_model_settings
+from mixseek.llm import create_model
 from mixseek.llm.retrying import RetryingModel
 
 DEFAULT_MEMBER_SYSTEM_INSTRUCTION = (
@@ -78,14 +79,7 @@ class LLMMemberAgent(MemberAgent):
             RetryingModel(self.model, max_retries=config.max_retries),
             instructions=config.system_instruction or self.default_instruction(),
             system_prompt=config.system_prompt or (),
-            model_settings=build_model_settings(
-                temperature=config.temperature,
-                max_tokens=config.max_tokens,
-                top_p=config.top_p,
-                seed=config.seed,
-                stop_sequences=config.stop_sequences,
-                timeout_seconds=config.timeout_seconds,
-            ),
+            model_settings=agent_model_settings(config),
             retries=config.max_retries,
             tools=self.tools(),
             capabilities=self.capabilities(),

@@ -1,0 +1,20 @@
+"""The model settings a leader or member config asks for."""
+
+from __future__ import annotations
+
+from pydantic_ai.settings import ModelSettings
+
+from mixseek.agents.leader.config import LeaderAgentConfig, MemberAgentConfig
+from mixseek.llm import build_model_settings
+
+
+def agent_model_settings(config: LeaderAgentConfig | MemberAgentConfig) -> ModelSettings:
+    """Sampling and timeout settings of seed 004's agent configs, only those that are set."""
+    return build_model_settings(
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        top_p=config.top_p,
+        seed=config.seed,
+        stop_sequences=config.stop_sequences,
+        timeout_seconds=config.timeout_seconds,
+    )
