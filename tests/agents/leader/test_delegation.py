@@ -304,3 +304,30 @@ async def test_non_transient_leader_error_is_not_retried() -> None:
     with override_models({"script:bad": FunctionModel(bad_request)}), pytest.raises(ModelHTTPError):
         await LeaderTeam(config).run("x")
     assert calls == 1
+
+
+async def test_members_are_withdrawn_after_max_delegation_rounds() -> None:
+    offered: list[int] = []
+
+    def eager(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.append(len(info.function_tools))
+        if info.function_tools:
+            return ModelResponse(parts=[ToolCallPart("delegate_to_analyst", {"task": "again"})])
+        return ModelResponse(parts=[TextPart("forced to answer")])
+
+    config = TeamConfig.model_validate(
+        {
+            "team_id": "loop",
+            "team_name": "Loop",
+            "leader": {"model": "script:eager", "max_delegation_rounds": 2},
+            "members": [
+                {"agent_name": "analyst", "agent_type": "plain", "tool_description": "d", "model": "script:m"}
+            ],
+        }
+    )
+    member = FunctionModel(lambda m, i: ModelResponse(parts=[TextPart("ok")]))
+    with override_models({"script:eager": FunctionModel(eager), "script:m": member}):
+        result = await LeaderTeam(config).run("x")
+    assert result.output == "forced to answer"
+    assert offered == [1, 1, 0]
+    assert result.record.total_count == 2

@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic_ai import Agent, ModelMessagesTypeAdapter, RunUsage
+from pydantic_ai import Agent, ModelMessagesTypeAdapter, RunContext, RunUsage
+from pydantic_ai.capabilities import PrepareTools
 from pydantic_ai.messages import ModelMessage
+from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import UsageLimits
 
 from mixseek.agents.leader.config import TeamConfig
@@ -75,8 +77,16 @@ class LeaderTeam:
             instructions=leader.system_prompt or DEFAULT_LEADER_SYSTEM_INSTRUCTION,
             model_settings=agent_model_settings(leader),
             tools=[make_delegation_tool(self.members[m.agent_name], m) for m in config.members],
+            capabilities=[PrepareTools(self._withdraw_members_when_done)],
             name=config.team_id,
         )
+
+    async def _withdraw_members_when_done(
+        self, ctx: RunContext[TeamDependencies], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        """After `max_delegation_rounds` model responses the leader must answer: a model that
+        keeps delegating (small local models do) cannot loop for ever."""
+        return tool_defs if ctx.run_step <= self.config.leader.max_delegation_rounds else []
 
     async def run(
         self, prompt: str, *, round_number: int = 1, usage_limits: UsageLimits | None = None

@@ -21,6 +21,7 @@ class LeaderAgentConfig(BaseModel):
     stop_sequences: list[str] | None = None
     top_p: float | None = Field(default=None, ge=0.0, le=1.0)
     seed: int | None = None
+    max_delegation_rounds: int = Field(default=5, ge=1, le=50)
 
     @field_validator("system_prompt")
     @classmethod
