@@ -15,14 +15,24 @@ leader call + metric calls (parallel) + judgment call (not in the last round):
 
 The ratio wall / lower_bound is the orchestration overhead (issue 4 targets:
 <= 1.05 at T=8, <= 1.15 at T=64). Each T runs in a fresh subprocess, so the
-peak RSS is per configuration. Besides the table it prints where the time
-between model calls went (per phase, across all team rounds), then one JSON
-line:
+peak RSS is per configuration. Orchestrator settings let every team run at
+once: max_concurrent_teams = T, max_concurrent_requests_per_model = 1024.
+
+Besides the main table it prints where the time between model calls went
+(per phase: mean / max over all team rounds), the critical path per round,
+and every store operation's count, awaited time and time in SQL (the store
+instance is wrapped, not changed). Then one JSON line:
 
     {"bench": "orchestration", "results": [...], "targets": {...}}
 
 Run: python bench/orchestration.py [--teams 1,8,64] [--rounds 3] [--members 2] [--metrics 3]
-                                   [--latency 0.1] [--sink jsonl|none] [--profile DIR]
+         [--latency 0.1] [--repeat 1] [--sink jsonl|none] [--profile DIR]
+         [--idle-close SECONDS] [--threads N]
+
+--repeat N runs each T N times (fresh processes) and reports the median run;
+--idle-close and --threads are what-if knobs (the store's idle_close_seconds,
+the size of asyncio's default executor used by `asyncio.to_thread`);
+--profile DIR writes cProfile stats of each run (the event loop thread only).
 """
 
 from __future__ import annotations
@@ -89,7 +99,11 @@ class StoreProbe:
         self.ops: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
         self.opens = [0, 0.0]
         self.closes = [0, 0.0]
-        call, connector = store._call, store._connector
+        connector = getattr(store, "_connector", None)
+        needed = ((store, "_call"), (connector, "_open"), (connector, "_close_locked"))
+        if not all(hasattr(owner, name) for owner, name in needed):
+            return  # the store's internals changed: report nothing rather than fail
+        call = store._call
         open_, close = connector._open, connector._close_locked
 
         async def timed_call(work: Callable[[Any], Any], *, write: bool) -> Any:
@@ -152,6 +166,14 @@ def _phases(world: SimWorld, trace: EventTrace, started: float, ended: float, ro
     for kind, team, round_number, t in trace.events:
         at.setdefault((kind, team, round_number), t)
 
+    latest: dict[tuple[str, int], float] = {}
+    for kind, _, round_number, t in trace.events:
+        if round_number is not None:
+            latest[(kind, round_number)] = max(t, latest.get((kind, round_number), t))
+
+    def last(kind: str, r: int) -> float:
+        return latest[(kind, r)]
+
     per_phase: dict[str, list[float]] = defaultdict(list)
     for (team, r), roles in calls.items():
         leader = sorted(roles["leader"])
@@ -162,23 +184,16 @@ def _phases(world: SimWorld, trace: EventTrace, started: float, ended: float, ro
             continue
         per_phase["slot_wait"].append(begun - at[("round_started", None, r)])
         per_phase["to_leader"].append(leader[0][0] - begun)
-        if members:
-            per_phase["to_members"].append(max(s for s, _ in members) - leader[0][1])
-            per_phase["members_to_leader"].append(leader[1][0] - max(e for _, e in members))
-        else:
-            per_phase["to_leader2"].append(leader[1][0] - leader[0][1])
+        per_phase["to_members"].append(max(s for s, _ in members) - leader[0][1])
+        per_phase["members_to_leader"].append(leader[1][0] - max(e for _, e in members))
         per_phase["to_metrics"].append(max(s for s, _ in metrics) - leader[1][1])
         per_phase["metrics_to_saved"].append(finished - max(e for _, e in metrics))
         for judged in roles["judgment"]:
-            last_finished = max(t for (k, _, rr), t in at.items() if k == "team_round_finished" and rr == r)
-            per_phase["barrier_to_judgment"].append(judged[0] - last_finished)
+            per_phase["barrier_to_judgment"].append(judged[0] - last("team_round_finished", r))
             decided = at.get(("team_decided", team, r))
             if decided is not None:
                 per_phase["judgment_to_decided"].append(decided - judged[1])
     stretch = [c.end - c.start - latency for c in world.calls]
-
-    def last(kind: str, r: int) -> float:
-        return max(t for (k, _, rr), t in at.items() if k == kind and rr == r)
 
     per_round = []
     for r in range(1, rounds + 1):
@@ -320,6 +335,15 @@ def spawn(args: argparse.Namespace, teams: int) -> dict[str, Any]:
     return result
 
 
+def median_run(args: argparse.Namespace, teams: int) -> dict[str, Any]:
+    """`--repeat` fresh runs; the one with the median wall time, plus the spread of all."""
+    runs = sorted((spawn(args, teams) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
+    result = runs[len(runs) // 2]
+    result["repeat"] = len(runs)
+    result["ratio_range"] = [runs[0]["ratio"], runs[-1]["ratio"]]
+    return result
+
+
 def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
     latency, rounds = args.latency, args.rounds
     bound = lower_bound(rounds, latency)
@@ -340,19 +364,29 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
         f"{os.cpu_count()} CPUs"
     )
     print()
-    header = (
-        f"{'T':>4} {'wall s':>8} {'bound s':>8} {'ratio':>7} {'target':>7} {'calls':>6} {'RSS MB':>7} "
-        f"{'CPU s':>7} {'loop CPU s':>10}"
-    )
+    columns = ("T", "wall s", "bound s", "ratio", "runs: ratios", "target", "calls", "RSS MB", "CPU s")
+    columns += ("loop CPU",)
+    widths = (4, 8, 8, 7, 15, 7, 6, 7, 7, 9)
+    header = " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
     print(header)
     print("-" * len(header))
     for r in results:
         target = TARGETS.get(str(r["teams"]))
-        mark = "" if target is None else ("  ok" if r["ratio"] <= target else "  MISS")
-        print(
-            f"{r['teams']:>4} {r['wall_s']:>8.3f} {r['lower_bound_s']:>8.3f} {r['ratio']:>7.3f} "
-            f"{'' if target is None else f'{target:.2f}':>7} {r['model_calls']:>6} {r['peak_rss_mb']:>7.1f} {r['cpu_s']:>7.2f} {r['loop_thread_cpu_s']:>10.2f}{mark}"
+        low, high = r["ratio_range"]
+        cells = (
+            r["teams"],
+            f"{r['wall_s']:.3f}",
+            f"{r['lower_bound_s']:.3f}",
+            f"{r['ratio']:.3f}",
+            f"{r['repeat']}: {low:.2f}-{high:.2f}",
+            "" if target is None else f"{target:.2f}",
+            r["model_calls"],
+            f"{r['peak_rss_mb']:.1f}",
+            f"{r['cpu_s']:.2f}",
+            f"{r['loop_thread_cpu_s']:.2f}",
         )
+        mark = "" if target is None else ("  ok" if r["ratio"] <= target else "  MISS")
+        print(" ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)) + mark)
     print()
     print("where the time between model calls went (ms; mean / max over team rounds):")
     names = sorted({name for r in results for name in r["breakdown"]["phases_ms"]}, key=_phase_order)
@@ -390,7 +424,7 @@ def print_store(results: list[dict[str, Any]]) -> None:
     print("-" * len(header))
     rows = [(n, [r["store"]["ops"].get(n) for r in results]) for n in names]
     for name, cells in rows:
-        text = [f"{c['n']:>5} {c['await_ms']:>9.0f} /{c['sql_ms']:>7.0f}" if c else f"{'-':>24}" for c in cells]
+        text = [f"{c['n']:>5} {c['await_ms']:>9.0f} /{c['sql_ms']:>7.0f}" if c else "-" for c in cells]
         print(f"{name:<30}" + "".join(f"{t:>24}" for t in text))
     for what in ("opens", "closes"):
         text = [f"{r['store'][what]['n']:>5} {r['store'][what]['ms']:>9.0f} ms" for r in results]
@@ -403,7 +437,6 @@ def _phase_order(name: str) -> int:
         "to_leader",
         "to_members",
         "members_to_leader",
-        "to_leader2",
         "to_metrics",
         "metrics_to_saved",
         "barrier_to_judgment",
@@ -430,11 +463,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--threads", type=int, default=0, help="asyncio default executor size (0: Python's)")
     parser.add_argument("--profile", help="directory (child: file) for cProfile stats of each run")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per T; the median run is reported")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.team_counts = [int(t) for t in str(args.teams).split(",") if t.strip()]
-    if args.rounds < 1 or args.members < 0 or args.metrics < 1 or args.latency <= 0:
-        parser.error("need --rounds >= 1, --members >= 0, --metrics >= 1, --latency > 0")
+    if args.rounds < 1 or args.members < 1 or args.metrics < 1 or args.latency <= 0 or args.repeat < 1:
+        parser.error("need --rounds >= 1, --members >= 1, --metrics >= 1, --latency > 0, --repeat >= 1")
     if not args.team_counts or min(args.team_counts) < 1 or max(args.team_counts) > 256:
         parser.error("--teams: counts between 1 and 256 (max_concurrent_teams allows at most 256)")
     return args
@@ -446,7 +480,7 @@ def main(argv: list[str] | None = None) -> None:
         args.teams_one = args.team_counts[0]
         print(RESULT_MARK + json.dumps(run_child(args)), flush=True)
         return
-    results = [spawn(args, teams) for teams in args.team_counts]
+    results = [median_run(args, teams) for teams in args.team_counts]
     print_report(args, results)
     print_store(results)
     print(
