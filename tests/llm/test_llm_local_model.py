@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import threading
 import time
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent
-from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelRequestTimeout, UserError
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelContextWindowExceededError,
+    ModelRequestTimeout,
+    UserError,
+)
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.output import NativeOutput
 from pydantic_ai.usage import UsageLimits
@@ -377,3 +384,48 @@ async def test_request_limit_still_applies(model_file: Path) -> None:
 
     with pytest.raises(Exception, match="request_limit of 2"):
         await agent.run("Add forever", usage_limits=UsageLimits(request_limit=2))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama_cpp is not installed")
+def test_the_prompt_cache_keeps_no_logits() -> None:
+    import numpy as np
+
+    from mixseek.llm.local_model.engine import _prefix_state_cache
+
+    cache = _prefix_state_cache(1 << 20)
+    state = types.SimpleNamespace(scores=np.ones((512, 10), dtype=np.single), llama_state_size=100)
+    cache[(1, 2, 3)] = state
+    stored = cache[(1, 2, 3, 4)]
+    assert stored.scores.shape == (1, 10)
+    assert not stored.scores.any()
+    assert cache.cache_size == 100
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama_cpp is not installed")
+async def test_a_file_llama_cpp_cannot_load_is_a_model_error(tmp_path: Path) -> None:
+    path = tmp_path / "broken.gguf"
+    path.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + bytes(64))
+    try:
+        with pytest.raises(ModelAPIError, match=r"llama\.cpp could not load .*broken\.gguf"):
+            await Agent(LlamaCppModel(path)).run("hi")
+    finally:
+        close_engine(path)
+
+
+def test_models_compare_by_file_and_options(model_file: Path, tmp_path: Path) -> None:
+    first = LlamaCppModel(model_file, model_name="m")
+    assert first == LlamaCppModel(model_file, model_name="m")
+    assert hash(first) == hash(LlamaCppModel(model_file, model_name="m"))
+    assert first != LlamaCppModel(model_file, model_name="m", range_policy="retry")
+    with pytest.raises(UserError, match="GGUF file not found"):
+        LlamaCppModel(tmp_path / "absent.gguf")
+    with pytest.raises(ValueError, match="range_policy"):
+        LlamaCppModel(model_file, range_policy="ignore")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("cpus", "threads"), [(1, 1), (2, 1), (8, 7)])
+def test_default_threads_leave_a_cpu_free(monkeypatch: pytest.MonkeyPatch, cpus: int, threads: int) -> None:
+    from mixseek.llm.local_model.engine import default_threads
+
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(cpus)), raising=False)
+    assert default_threads() == threads

@@ -220,3 +220,12 @@ def test_fit_shrinks_the_answer_budget_when_nothing_more_can_go() -> None:
 def test_fit_raises_when_the_task_alone_is_too_long() -> None:
     with pytest.raises(ContextOverflowError, match="the prompt needs 21 tokens and at least 5 more"):
         fit_to_context(_long_chat(2), _words, n_ctx=24, max_tokens=50, min_output=5)
+
+
+def test_an_unusable_template_falls_back_to_chatml() -> None:
+    messages = [{"role": "user", "content": "hi"}]
+    chatml = ChatTemplate(None).render(messages)
+    assert ChatTemplate("{% generation %}{{ x }}{% endgeneration %}").render(messages) == chatml
+    broken_at_render = ChatTemplate("{{ messages[0]['content'].no_such_method() }}")
+    assert broken_at_render.render(messages) == chatml
+    assert broken_at_render.source == CHATML_TEMPLATE

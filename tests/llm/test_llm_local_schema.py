@@ -342,6 +342,13 @@ def test_decode_closes_truncated_json() -> None:
     assert text.parts == [TextPart(content="an answer that was cut")]
 
 
+def test_decode_accepts_raw_control_characters_in_strings() -> None:
+    reply = decode_reply(_choice_plan(), '{"final_answer": "line one\nline two\tend"}', clamp=True)
+    assert reply.parts == [TextPart(content="line one\nline two\tend")]
+    cut = decode_reply(_choice_plan(), '{"final_answer": "line one\nline', clamp=True)
+    assert cut.parts == [TextPart(content="line one\nline")]
+
+
 def test_decode_passes_unparseable_text_on_for_validation() -> None:
     plan = build_plan(
         ModelRequestParameters(

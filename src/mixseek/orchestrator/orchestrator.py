@@ -38,7 +38,7 @@ from mixseek.orchestrator.models import (
 from mixseek.prompt_builder.builder import UserPromptBuilder
 from mixseek.round_controller.controller import RoundController
 from mixseek.round_controller.judgment_client import JudgmentClient
-from mixseek.round_controller.models import RoundDecision, RoundOutcome
+from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
 
 RESUMABLE_STATUSES = ("running", "interrupted")
@@ -238,11 +238,15 @@ class Orchestrator:
             if exceeded is not None:
                 return "budget", str(exceeded)
             self._emit("round_started", execution_id, round_number=round_number, teams=pending)
+            before = await self._snapshot(execution_id, round_number - 1)
+            await self.store.mark_rounds_started(execution_id, round_number, pending)
 
             async def play(team_id: str) -> RoundOutcome:
                 async with slots:
                     self._emit("team_round_started", execution_id, team_id, round_number)
-                    outcome = await controllers[team_id].run_team_round(round_number)
+                    outcome = await controllers[team_id].run_team_round(
+                        round_number, snapshot=before, mark_started=False
+                    )
                     self._emit(
                         "team_round_finished",
                         execution_id,
@@ -257,10 +261,10 @@ class Orchestrator:
                         + outcome.usage.get("evaluation", {}).get("output_tokens", 0),
                         elapsed=round(outcome.elapsed_seconds, 3),
                     )
-                    await self._flush_usage(execution_id)
                     return outcome
 
             outcomes = await asyncio.gather(*(play(t) for t in pending))
+            await self._flush_usage(execution_id)
             budget_cut: str | None = None
             for outcome in outcomes:
                 team = progress[outcome.team_id]
@@ -275,11 +279,15 @@ class Orchestrator:
         undecided = [
             t for t in alive if progress[t].failed is None and round_number not in progress[t].decisions
         ]
+        after = await self._snapshot(execution_id, round_number) if undecided else None
 
         async def decide(team_id: str) -> tuple[str, RoundDecision]:
             async with slots:
                 decision = await controllers[team_id].decide(
-                    round_number, min_rounds=self.settings.min_rounds, max_rounds=self.settings.max_rounds
+                    round_number,
+                    min_rounds=self.settings.min_rounds,
+                    max_rounds=self.settings.max_rounds,
+                    snapshot=after,
                 )
                 self._emit(
                     "team_decided",
@@ -302,6 +310,14 @@ class Orchestrator:
             if not decision.should_continue:
                 progress[team_id].exit_reason = decision.reason
         return "finished", None
+
+    async def _snapshot(self, execution_id: str, up_to_round: int) -> RoundSnapshot:
+        """The board after `up_to_round`, read once for every team (the round barrier)."""
+        if up_to_round < 1:
+            return RoundSnapshot(up_to_round=0)
+        histories = await self.store.get_submission_histories(execution_id, before_round=up_to_round + 1)
+        ranking = await self.store.get_leader_board_ranking(execution_id, max_round=up_to_round)
+        return RoundSnapshot(up_to_round=up_to_round, histories=histories, ranking=ranking)
 
     # -- the end --------------------------------------------------------------
 

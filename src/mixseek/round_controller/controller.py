@@ -15,10 +15,10 @@ from mixseek.config.judgment import JudgmentSettings
 from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.orchestrator.governor import Governor, call_scope
-from mixseek.prompt_builder.models import RoundPromptContext
+from mixseek.prompt_builder.models import LeaderBoardSource, RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
 from mixseek.round_controller.judgment_client import JudgmentClient
-from mixseek.round_controller.models import RoundDecision, RoundOutcome
+from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.models import RoundRecord
 
@@ -38,6 +38,16 @@ class RankingSnapshot:
 
     async def get_leader_board_ranking(self, execution_id: str) -> list[dict[str, Any]]:
         return await self.store.get_leader_board_ranking(execution_id, max_round=self.max_round)
+
+
+class FixedRanking:
+    """A ranking already read at the round barrier, served to the prompt builder."""
+
+    def __init__(self, ranking: list[dict[str, Any]]) -> None:
+        self.ranking = ranking
+
+    async def get_leader_board_ranking(self, execution_id: str) -> list[dict[str, Any]]:
+        return self.ranking
 
 
 def _now() -> datetime:
@@ -80,9 +90,19 @@ class RoundController:
     def team_name(self) -> str:
         return self.team.config.team_name
 
-    async def _context(self, round_number: int, *, including_current: bool) -> RoundPromptContext:
-        history = await self.store.get_team_submission_history(self.execution_id, self.team_id)
+    async def _context(
+        self, round_number: int, *, including_current: bool, snapshot: RoundSnapshot | None
+    ) -> RoundPromptContext:
         last = round_number if including_current else round_number - 1
+        source: LeaderBoardSource
+        if snapshot is not None:
+            if snapshot.up_to_round != last:
+                raise ValueError(f"snapshot is of round {snapshot.up_to_round}, round {last} is needed")
+            history = snapshot.histories.get(self.team_id, [])
+            source = FixedRanking(snapshot.ranking)
+        else:
+            history = await self.store.get_team_submission_history(self.execution_id, self.team_id)
+            source = RankingSnapshot(self.store, last)
         return RoundPromptContext(
             user_prompt=self.user_prompt,
             round_number=round_number,
@@ -90,7 +110,7 @@ class RoundController:
             team_id=self.team_id,
             team_name=self.team_name,
             execution_id=self.execution_id,
-            store=RankingSnapshot(self.store, last),
+            store=source,
         )
 
     def _outcome(self, round_number: int, started: datetime, **fields: object) -> RoundOutcome:
@@ -106,18 +126,25 @@ class RoundController:
             }
         )
 
-    async def run_team_round(self, round_number: int) -> RoundOutcome:
+    async def run_team_round(
+        self, round_number: int, *, snapshot: RoundSnapshot | None = None, mark_started: bool = True
+    ) -> RoundOutcome:
         """Prompt → team → evaluation → save, within the team-round timeout.
 
-        A failure is returned as an outcome (and recorded), never raised: the
-        orchestrator isolates the team and the others go on.
+        `snapshot` is the board after round `round_number - 1` (read from the
+        store when not given). A failure is returned as an outcome (and
+        recorded), never raised: the orchestrator isolates the team and the
+        others go on.
         """
         started = _now()
-        await self.store.mark_round_started(self.execution_id, self.team_id, round_number, started_at=started)
+        if mark_started:
+            await self.store.mark_round_started(
+                self.execution_id, self.team_id, round_number, started_at=started
+            )
         with call_scope(self.team_id, round_number):
             try:
                 async with asyncio.timeout(self.timeout_seconds):
-                    return await self._run(round_number, started)
+                    return await self._run(round_number, started, snapshot)
             except TimeoutError:
                 error = f"team round timed out after {self.timeout_seconds:g} s"
                 await self.store.mark_round_failed(
@@ -135,8 +162,10 @@ class RoundController:
                 )
                 return self._outcome(round_number, started, status="failed", error=error)
 
-    async def _run(self, round_number: int, started: datetime) -> RoundOutcome:
-        context = await self._context(round_number, including_current=False)
+    async def _run(
+        self, round_number: int, started: datetime, snapshot: RoundSnapshot | None
+    ) -> RoundOutcome:
+        context = await self._context(round_number, including_current=False, snapshot=snapshot)
         prompt = await self.prompt_builder.build_team_prompt(context)
         team_result = await self.team.run(prompt, round_number=round_number)
         evaluation = await self.evaluator.evaluate(self.user_prompt, team_result.output)
@@ -179,14 +208,18 @@ class RoundController:
             member_failures=team_result.record.failure_count,
         )
 
-    async def decide(self, round_number: int, *, min_rounds: int, max_rounds: int) -> RoundDecision:
-        """Whether the team plays round `round_number + 1`; the decision is stored with the round."""
+    async def decide(
+        self, round_number: int, *, min_rounds: int, max_rounds: int, snapshot: RoundSnapshot | None = None
+    ) -> RoundDecision:
+        """Whether the team plays round `round_number + 1`; the decision is stored with the round.
+
+        `snapshot`, when given, is the board after round `round_number`."""
         if round_number < min_rounds:
             decision = RoundDecision(should_continue=True, reason="min_rounds")
         elif round_number >= max_rounds and not self.judgment_settings.judge_on_final_round:
             decision = RoundDecision(should_continue=False, reason="max_rounds")
         else:
-            decision = await self._judge(round_number, final=round_number >= max_rounds)
+            decision = await self._judge(round_number, final=round_number >= max_rounds, snapshot=snapshot)
         await self.store.update_judgment(
             self.execution_id,
             self.team_id,
@@ -198,10 +231,12 @@ class RoundController:
         )
         return decision
 
-    async def _judge(self, round_number: int, *, final: bool) -> RoundDecision:
+    async def _judge(
+        self, round_number: int, *, final: bool, snapshot: RoundSnapshot | None
+    ) -> RoundDecision:
         with call_scope(self.team_id, round_number):
             try:
-                context = await self._context(round_number, including_current=True)
+                context = await self._context(round_number, including_current=True, snapshot=snapshot)
                 result = await self.judgment.judge(context)
             except UsageLimitExceeded:
                 raise

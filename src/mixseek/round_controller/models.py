@@ -55,3 +55,15 @@ class RoundDecision(BaseModel):
     reasoning: str | None = None
     confidence: float | None = None
     judged: bool = False
+
+
+class RoundSnapshot(BaseModel):
+    """What every team may know at a round barrier: each team's history and the ranking up to a round.
+
+    Read once per round by the orchestrator instead of once per team; plain
+    data, so a team round scheduled elsewhere can carry it along.
+    """
+
+    up_to_round: int = Field(ge=0)
+    histories: dict[str, list[RoundState]] = Field(default_factory=dict)
+    ranking: list[dict[str, Any]] = Field(default_factory=list)

@@ -112,6 +112,15 @@ WHERE lb.execution_id = ? AND lb.team_id = ? AND lb.round_number < ?
 ORDER BY lb.round_number
 """
 
+ALL_SUBMISSION_HISTORIES = """
+SELECT lb.team_id, lb.round_number, lb.submission_content, lb.evaluation_score, lb.score_details,
+       lb.evaluation_feedback, coalesce(rs.started_at, lb.created_at), coalesce(rs.ended_at, lb.created_at)
+FROM leader_board lb
+LEFT JOIN round_status rs USING (execution_id, team_id, round_number)
+WHERE lb.execution_id = ? AND lb.round_number < ?
+ORDER BY lb.team_id, lb.round_number
+"""
+
 EXECUTION_COLUMNS = "execution_id, user_prompt, status, config, started_at, ended_at, summary"
 
 ROUND_STATUS_COLUMNS = (

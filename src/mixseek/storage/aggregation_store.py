@@ -353,6 +353,15 @@ class AggregationStore:
         params = [execution_id, team_id, round_number, "running", started, None, None]
         await self._call(lambda conn: conn.execute(sql.UPSERT_ROUND_STATUS, params).fetchall(), write=True)
 
+    async def mark_rounds_started(
+        self, execution_id: str, round_number: int, team_ids: Sequence[str]
+    ) -> None:
+        """`mark_round_started` for several teams in one transaction (a round's start)."""
+        started = _now()
+        rows = [[execution_id, team_id, round_number, "running", started, None, None] for team_id in team_ids]
+        if rows:
+            await self._call(lambda conn: conn.executemany(sql.UPSERT_ROUND_STATUS, rows), write=True)
+
     async def mark_round_failed(
         self,
         execution_id: str,
@@ -471,6 +480,29 @@ class AggregationStore:
             )
             for number, content, score, details, feedback, started, ended in rows
         ]
+
+    async def get_submission_histories(
+        self, execution_id: str, *, before_round: int
+    ) -> dict[str, list[RoundState]]:
+        """Every team's scored rounds before `before_round`, in one query (a round barrier's snapshot)."""
+        rows = await self._call(
+            lambda conn: conn.execute(sql.ALL_SUBMISSION_HISTORIES, [execution_id, before_round]).fetchall(),
+            write=False,
+        )
+        histories: dict[str, list[RoundState]] = {}
+        for team_id, number, content, score, details, feedback, started, ended in rows:
+            histories.setdefault(team_id, []).append(
+                RoundState(
+                    round_number=number,
+                    submission_content=content,
+                    evaluation_score=score,
+                    score_details=_load(details) or {},
+                    evaluation_feedback=feedback,
+                    round_started_at=started,
+                    round_ended_at=ended,
+                )
+            )
+        return histories
 
     async def get_round_history(
         self, execution_id: str, team_id: str, round_number: int

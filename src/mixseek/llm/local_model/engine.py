@@ -6,7 +6,8 @@ requests load it once. llama.cpp contexts are not thread-safe, so every use of t
 the engine's single worker thread and under its inference lock: concurrent agents queue in
 arrival order, and the event loop never waits on llama.cpp (other teams' timers and HTTP calls
 keep running). A request that is cancelled while it waits leaves the queue; one that is
-cancelled while it generates stops at the next token.
+cancelled while it generates stops at the next token. The states of recent prompts are kept
+(`prompt_cache_bytes`), so agents taking turns do not evaluate their shared prefixes again.
 
 Nothing here imports `llama_cpp` at module import time.
 """
@@ -42,9 +43,38 @@ T = TypeVar("T")
 DEFAULT_N_CTX = 4096
 """Context window used unless the model was trained on a smaller one."""
 DEFAULT_N_BATCH = 512
+DEFAULT_PROMPT_CACHE_BYTES = 512 << 20
+"""Memory for the KV states of recent prompts (see `_prefix_state_cache`); 0 turns the cache off."""
 MIN_OUTPUT_TOKENS = 64
 """Fewest answer tokens a request gets before its prompt counts as too long for the context."""
 _GRAMMAR_CACHE_SIZE = 64
+# llama-cpp-python's converter lets a JSON string hold raw control characters (a newline, say),
+# which JSON forbids; llama.cpp's own converter excludes them, and so does this rule.
+_LOOSE_CHAR_RULE = r'char ::= [^"\\] |'
+_JSON_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F] |'
+
+
+def default_threads() -> int:
+    """llama.cpp threads by default: the CPUs this process may use, less one (at least one).
+
+    The spare core keeps the event loop, DuckDB and HTTP threads of the same process running while
+    the model computes: llama.cpp's threads busy-wait, and on a 2-CPU machine with any other load,
+    using every CPU made generation several times slower than leaving one free (bench/local_model.py).
+    """
+    try:
+        available = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        available = os.cpu_count() or 1
+    return max(1, available - 1)
+
+
+class ModelLoadError(RuntimeError):
+    """llama.cpp could not load the GGUF file."""
+
+    def __init__(self, path: Path, cause: BaseException) -> None:
+        self.path = path
+        detail = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+        super().__init__(f"llama.cpp could not load {path}: {detail}")
 
 
 class GenerationCancelled(Exception):
@@ -88,10 +118,18 @@ class Generation:
 class LlamaEngine:
     """A GGUF model file, its llama.cpp model once loaded, and the thread that runs it."""
 
-    def __init__(self, path: Path, *, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        prompt_cache_bytes: int = DEFAULT_PROMPT_CACHE_BYTES,
+    ) -> None:
         self.path = path
         self.requested_n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 1
+        self.n_threads = n_threads or default_threads()
+        self.prompt_cache_bytes = prompt_cache_bytes
         self.load_count = 0
         self.load_seconds: float | None = None
         self._llama: Any = None
@@ -125,11 +163,14 @@ class LlamaEngine:
         from llama_cpp import Llama
 
         started = time.perf_counter()
-        llama = self._open(Llama, self.requested_n_ctx)
-        trained = _trained_context(llama.metadata)
-        if trained is not None and trained < self.requested_n_ctx:
-            llama.close()
-            llama = self._open(Llama, trained)
+        try:
+            llama = self._open(Llama, self.requested_n_ctx)
+            trained = _trained_context(llama.metadata)
+            if trained is not None and trained < self.requested_n_ctx:
+                llama.close()
+                llama = self._open(Llama, trained)
+        except Exception as exc:
+            raise ModelLoadError(self.path, exc) from exc
         self._template = ChatTemplate(
             llama.metadata.get("tokenizer.chat_template"),
             bos_token=_token_text(llama, llama.token_bos()),
@@ -137,6 +178,8 @@ class LlamaEngine:
         )
         self._bos_text = self._template.bos_token
         self._eos_text = self._template.eos_token
+        if self.prompt_cache_bytes > 0:
+            llama.set_cache(_prefix_state_cache(self.prompt_cache_bytes))
         self.load_seconds = time.perf_counter() - started
         self.load_count += 1
         self._llama = llama
@@ -259,7 +302,7 @@ class LlamaEngine:
         from llama_cpp.llama_grammar import json_schema_to_gbnf
 
         try:
-            grammar = str(json_schema_to_gbnf(json.dumps(schema)))
+            grammar = str(json_schema_to_gbnf(json.dumps(schema))).replace(_LOOSE_CHAR_RULE, _JSON_CHAR_RULE)
         except Exception as exc:
             logger.warning("local model %s: schema not convertible to a grammar (%s)", self.path.name, exc)
             return None
@@ -302,6 +345,27 @@ class _TokenClock:
         return self.cancelled.is_set() or self.timed_out
 
 
+def _prefix_state_cache(capacity_bytes: int) -> Any:
+    """llama-cpp-python's RAM cache of model states, keyed by the tokens they hold, without logits.
+
+    llama.cpp keeps one sequence, so agents taking turns would evaluate each shared prefix (system
+    prompt, the conversation so far) again on every request; with this cache a request restores the
+    state with the longest common prefix and evaluates only the rest. A saved state carries the
+    logits of a whole batch (n_batch x vocabulary floats, ~100 MB for SmolLM2) that are never used,
+    since a restored state evaluates at least one token before sampling; they are replaced by one
+    zero row (broadcast on restore), so the capacity counts only the KV data.
+    """
+    import numpy as np
+    from llama_cpp.llama_cache import LlamaRAMCache
+
+    class PrefixStateCache(LlamaRAMCache):
+        def __setitem__(self, key: Sequence[int], value: Any) -> None:
+            value.scores = np.zeros((1, value.scores.shape[-1]), dtype=np.single)
+            super().__setitem__(key, value)
+
+    return PrefixStateCache(capacity_bytes=capacity_bytes)
+
+
 def _trained_context(metadata: dict[str, Any]) -> int | None:
     architecture = metadata.get("general.architecture")
     value = metadata.get(f"{architecture}.context_length") if architecture else None
@@ -324,16 +388,22 @@ _engines: dict[Path, LlamaEngine] = {}
 _engines_lock = threading.Lock()
 
 
-def get_engine(path: Path, *, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None) -> LlamaEngine:
+def get_engine(
+    path: Path,
+    *,
+    n_ctx: int = DEFAULT_N_CTX,
+    n_threads: int | None = None,
+    prompt_cache_bytes: int = DEFAULT_PROMPT_CACHE_BYTES,
+) -> LlamaEngine:
     """The process-wide engine of the GGUF file at `path` (created on first request, not loaded).
 
-    The first caller's `n_ctx` and `n_threads` apply; later callers share that engine.
+    The first caller's options apply; later callers share that engine.
     """
     key = path.resolve()
     with _engines_lock:
         engine = _engines.get(key)
         if engine is None:
-            engine = LlamaEngine(key, n_ctx=n_ctx, n_threads=n_threads)
+            engine = LlamaEngine(key, n_ctx=n_ctx, n_threads=n_threads, prompt_cache_bytes=prompt_cache_bytes)
             _engines[key] = engine
         return engine
 

@@ -25,7 +25,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic_ai.exceptions import ModelContextWindowExceededError, ModelRequestTimeout, UserError
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelContextWindowExceededError,
+    ModelRequestTimeout,
+    UserError,
+)
 from pydantic_ai.messages import InstructionPart, ModelMessage, ModelResponse, ModelResponsePart, ToolCallPart
 from pydantic_ai.models import CompletedStreamedResponse, Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.profiles import ModelProfile, ModelProfileSpec
@@ -34,10 +39,12 @@ from pydantic_ai.usage import RequestUsage
 
 from mixseek.llm.local_model.engine import (
     DEFAULT_N_CTX,
+    DEFAULT_PROMPT_CACHE_BYTES,
     Generation,
     GenerationRequest,
     GenerationTimeout,
     LlamaEngine,
+    ModelLoadError,
     get_engine,
 )
 from mixseek.llm.local_model.plan import (
@@ -75,6 +82,7 @@ class LlamaCppModel(Model):
         model_name: str | None = None,
         n_ctx: int = DEFAULT_N_CTX,
         n_threads: int | None = None,
+        prompt_cache_bytes: int = DEFAULT_PROMPT_CACHE_BYTES,
         range_policy: RangePolicy = "clamp",
         allow_repeated_tool_calls: bool = False,
         settings: ModelSettings | None = None,
@@ -82,8 +90,10 @@ class LlamaCppModel(Model):
     ) -> None:
         """Use the GGUF file at `model_path` (loaded on the first request, once per process).
 
-        `n_ctx` is capped at the model's training context; `n_threads` defaults to the CPU count.
-        Both apply to the first model of a file in the process; later ones share its engine.
+        `n_ctx` is capped at the model's training context; `n_threads` defaults to the usable
+        CPUs less one (`default_threads`); `prompt_cache_bytes` is the memory for the states of
+        recent prompts (0: none). These apply to the first model of a file in the process; later
+        ones share its engine.
         Unless `allow_repeated_tool_calls`, a function tool call identical to one that already got
         its result is replaced by a final answer (generated again with only the final answer
         allowed): small models otherwise repeat a call until the request limit.
@@ -91,8 +101,12 @@ class LlamaCppModel(Model):
         if range_policy not in ("clamp", "retry"):
             raise ValueError(f"range_policy must be 'clamp' or 'retry', not {range_policy!r}")
         self._path = Path(model_path).expanduser().resolve()
+        if not self._path.is_file():
+            raise UserError(f"GGUF file not found: {self._path}")
         self._model_name = model_name or self._path.name
-        self._engine = get_engine(self._path, n_ctx=n_ctx, n_threads=n_threads)
+        self._engine = get_engine(
+            self._path, n_ctx=n_ctx, n_threads=n_threads, prompt_cache_bytes=prompt_cache_bytes
+        )
         self.range_policy: RangePolicy = range_policy
         self.allow_repeated_tool_calls = allow_repeated_tool_calls
         if profile is None:
@@ -106,6 +120,19 @@ class LlamaCppModel(Model):
                 context_window=n_ctx,
             )
         super().__init__(settings=settings, profile=profile)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LlamaCppModel) or type(other) is not type(self):
+            return NotImplemented
+        return (self._path, self._model_name, self.range_policy, self.allow_repeated_tool_calls) == (
+            other._path,
+            other._model_name,
+            other.range_policy,
+            other.allow_repeated_tool_calls,
+        ) and (self._settings, self._profile) == (other._settings, other._profile)
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._path, self._model_name))
 
     @property
     def model_name(self) -> str:
@@ -177,7 +204,7 @@ class LlamaCppModel(Model):
             input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens
         )
 
-        repeated = self._repeated_call(decoded.parts, messages)
+        repeated = self._repeated_call(decoded.parts, messages, plan.function_tool_names)
         final_plan = final_answer_plan(plan, max_tokens=max_tokens) if repeated else None
         if repeated and final_plan is not None:
             # The same call already has its result: ask for the final answer instead (same prompt,
@@ -226,12 +253,18 @@ class LlamaCppModel(Model):
             ) from exc
         except GenerationTimeout as exc:
             raise ModelRequestTimeout(self.model_name, timeout or 0.0) from exc
+        except ModelLoadError as exc:
+            raise ModelAPIError(self.model_name, str(exc)) from exc
 
-    def _repeated_call(self, parts: list[ModelResponsePart], messages: list[ModelMessage]) -> str | None:
+    def _repeated_call(
+        self, parts: list[ModelResponsePart], messages: list[ModelMessage], function_tools: frozenset[str]
+    ) -> str | None:
         """The tool name if `parts` repeat a function tool call that already got its result."""
         if self.allow_repeated_tool_calls:
             return None
-        calls = [part for part in parts if isinstance(part, ToolCallPart)]
+        calls = [
+            part for part in parts if isinstance(part, ToolCallPart) and part.tool_name in function_tools
+        ]
         if not calls:
             return None
         answered = answered_call_keys(messages)

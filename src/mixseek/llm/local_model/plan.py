@@ -71,8 +71,11 @@ class ResponsePlan:
     grammar_schema: JsonSchema | None
 
     @property
-    def allows_text(self) -> bool:
-        return any(branch.kind == "final_text" for branch in self.branches)
+    def function_tool_names(self) -> frozenset[str]:
+        """The function tools (not output tools) this plan lets the model call."""
+        return frozenset(
+            b.name for b in self.branches if b.kind == "tool" and not b.is_output_tool and b.name
+        )
 
 
 def callable_function_tools(params: ModelRequestParameters) -> list[ToolDefinition]:
@@ -230,15 +233,17 @@ _UNPARSED: Any = _Unparsed()
 
 
 def _parse(text: str) -> tuple[Any, bool]:
+    # strict=False: a raw control character inside a string (only possible without the grammar)
+    # is taken as the character rather than failing the whole reply.
     stripped = text.strip()
     try:
-        return json.loads(stripped), False
+        return json.loads(stripped, strict=False), False
     except ValueError:
         pass
     closed = close_truncated_json(stripped)
     if closed is None:
         return _UNPARSED, False
-    return json.loads(closed), True
+    return json.loads(closed, strict=False), True
 
 
 def _decoded(branch: Branch, value: Any, *, clamp: bool, repaired: bool) -> DecodedReply:

@@ -18,6 +18,7 @@ prompt and `max_tokens` do not fit the context window.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +46,8 @@ from pydantic_ai.messages import (
 
 from mixseek.llm.local_model.plan import Branch, ResponsePlan
 from mixseek.llm.local_model.schema import JsonSchema, merge_all_of
+
+logger = logging.getLogger("mixseek.llm.local")
 
 ChatMessage = dict[str, str]
 
@@ -260,18 +263,30 @@ def _constraints(schema: JsonSchema) -> list[str]:
 
 
 class ChatTemplate:
-    """A GGUF chat template (Jinja2, sandboxed), rendered with a generation prompt."""
+    """A GGUF chat template (Jinja2, sandboxed), rendered with a generation prompt.
+
+    A template Jinja2 cannot compile, or one that fails on plain system/user/assistant turns, is
+    replaced by ChatML (with a warning): an answer in the wrong format beats no answer.
+    """
 
     def __init__(self, source: str | None, *, bos_token: str = "", eos_token: str = "") -> None:
-        self.source = source or CHATML_TEMPLATE
         self.bos_token = bos_token
         self.eos_token = eos_token
-        environment = ImmutableSandboxedEnvironment(
+        self._environment = ImmutableSandboxedEnvironment(
             loader=jinja2.BaseLoader(), trim_blocks=True, lstrip_blocks=True
         )
-        environment.globals["raise_exception"] = _raise_template_error
-        environment.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
-        self._template = environment.from_string(self.source)
+        self._environment.globals["raise_exception"] = _raise_template_error
+        self._environment.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)
+        self.source = source or CHATML_TEMPLATE
+        try:
+            self._template = self._environment.from_string(self.source)
+        except jinja2.TemplateError as exc:
+            self._use_chatml(exc)
+
+    def _use_chatml(self, problem: Exception) -> None:
+        logger.warning("chat template unusable (%s); using ChatML instead", problem)
+        self.source = CHATML_TEMPLATE
+        self._template = self._environment.from_string(CHATML_TEMPLATE)
 
     def render(self, messages: Sequence[ChatMessage]) -> str:
         """The prompt text for `messages`.
@@ -281,10 +296,17 @@ class ChatTemplate:
         """
         try:
             return self._render(messages)
-        except jinja2.TemplateError:
-            if not messages or messages[0]["role"] != "system":
-                raise
-        return self._render(fold_system_into_user(messages))
+        except jinja2.TemplateError as exc:
+            problem: Exception = exc
+        if messages and messages[0]["role"] == "system":
+            try:
+                return self._render(fold_system_into_user(messages))
+            except jinja2.TemplateError as exc:
+                problem = exc
+        if self.source == CHATML_TEMPLATE:
+            raise problem
+        self._use_chatml(problem)
+        return self._render(messages)
 
     def _render(self, messages: Sequence[ChatMessage]) -> str:
         return self._template.render(

@@ -19,11 +19,8 @@ def close_truncated_json(text: str) -> str | None:
     stripped = text.strip()
     if not stripped:
         return None
-    try:
-        json.loads(stripped)
+    if _parses(stripped):
         return stripped
-    except ValueError:
-        pass
 
     # Each open container: its closing character and what it expects next
     # ("key", "colon", "value" or "comma"; arrays use "value" and "comma").
@@ -104,16 +101,12 @@ def close_truncated_json(text: str) -> str | None:
 
 
 def _is_complete_scalar(token: str) -> bool:
-    try:
-        json.loads(token)
-    except ValueError:
-        return False
-    return True
+    return _parses(token)
 
 
 def _parses(text: str) -> bool:
     try:
-        json.loads(text)
+        json.loads(text, strict=False)
     except ValueError:
         return False
     return True
