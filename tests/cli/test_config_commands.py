@@ -72,7 +72,9 @@ def test_config_init_writes_seed_prompt_builder_toml(tmp_path: Path, runner: Cli
 
 def test_config_init_other_kinds(tmp_path: Path, runner: CliRunner) -> None:
     out = tmp_path / "my-member.toml"
-    result = runner.invoke(app, ["config", "init", "--kind", "member", "-o", str(out), "-m", "groq:llama-3.3-70b"])
+    result = runner.invoke(
+        app, ["config", "init", "--kind", "member", "-o", str(out), "-m", "groq:llama-3.3-70b"]
+    )
     assert result.exit_code == 0
     member = tomllib.loads(out.read_text(encoding="utf-8"))["member"]
     assert (member["agent_type"], member["model"]) == ("plain", "groq:llama-3.3-70b")
@@ -95,7 +97,11 @@ def test_config_show_values_sources_and_masked_secrets(
         "source": "env MIXSEEK_ORCHESTRATOR__MAX_ROUNDS",
     }
     assert orchestrator["max_concurrent_teams"]["source"] == str(workspace / "configs" / "orchestrator.toml")
-    assert orchestrator["max_total_tokens"] == {"key": "max_total_tokens", "value": "null", "source": "default"}
+    assert orchestrator["max_total_tokens"] == {
+        "key": "max_total_tokens",
+        "value": "null",
+        "source": "default",
+    }
     assert sections["credentials"] == [
         {"key": "OPENAI_API_KEY", "value": "****1234", "source": "needed by leader of team 'analysts'"}
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 import types
 
 import pytest
@@ -206,12 +207,16 @@ def test_local_without_llama_cpp_gives_extra_hint(monkeypatch: pytest.MonkeyPatc
     assert required_env_var("local:smollm2") is None
 
 
-def test_local_with_llama_cpp_says_backend_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_with_llama_cpp_and_a_missing_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "llama_cpp", types.ModuleType("llama_cpp"))
-    with pytest.raises(MixseekError, match="embedded local model backend is not available in this version"):
-        create_model("local:smollm2", role="judgment")
-    with pytest.raises(MixseekError, match="not available in this version"):
-        check_credentials("local:/models/smollm2.gguf", role="judgment")
+    missing = tmp_path / "nope.gguf"
+    message = f"model 'local:{missing}' for judgment: GGUF file not found: {missing}"
+    with pytest.raises(MixseekError) as created:
+        create_model(f"local:{missing}", role="judgment")
+    assert str(created.value) == message
+    with pytest.raises(MixseekError) as checked:
+        check_credentials(f"local:{missing}", role="judgment")
+    assert str(checked.value) == message
 
 
 @pytest.mark.parametrize(

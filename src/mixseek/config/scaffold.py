@@ -10,7 +10,7 @@ from string import Template
 from mixseek.config.workspace import Workspace
 from mixseek.errors import MixseekError
 
-DEFAULT_SAMPLE_MODEL = "openai:gpt-4o-mini"
+DEFAULT_SAMPLE_MODEL = "local:smollm2"
 
 # sample resource -> path inside the workspace
 WORKSPACE_FILES: dict[str, str] = {

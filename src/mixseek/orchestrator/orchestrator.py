@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pydantic_ai import UsageLimitExceeded
 
 from mixseek.agents.leader.agent import LeaderTeam
-from mixseek.agents.leader.models import usage_from_dict, usage_to_dict
+from mixseek.agents.leader.models import usage_from_dict
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import MixseekError
 from mixseek.evaluator import Evaluator
@@ -381,7 +381,7 @@ class Orchestrator:
                 score=row.evaluation_score,
                 content=row.submission_content,
             )
-        totals = usage_from_dict(await self.store.get_usage_totals(execution_id))
+        totals = await self.store.get_usage_totals(execution_id)
         summary = ExecutionSummary(
             execution_id=execution_id,
             user_prompt=user_prompt,
@@ -392,9 +392,9 @@ class Orchestrator:
             leaderboard=ranking,
             teams=teams,
             rounds_run=rounds_run,
-            usage=usage_to_dict(totals),
+            usage=totals,
             usage_by_site=await self.store.get_usage_by_site(execution_id),
-            cost_usd=usage_cost(await self.store.get_usage_totals(execution_id)),
+            cost_usd=usage_cost(totals),
             duration_seconds=round(time.monotonic() - started, 3),
         )
         await self.store.finish_execution(execution_id, status, summary.model_dump(mode="json"))

