@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 import types
+from pathlib import Path
 
 import pytest
 from pydantic_ai.models import Model
