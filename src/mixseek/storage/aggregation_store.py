@@ -81,6 +81,20 @@ def _dicts(conn: Conn, query: str, params: Sequence[object]) -> list[dict[str, A
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
+def _round_state(row: tuple[Any, ...]) -> RoundState:
+    """A row of the submission-history queries (round, content, score, details, feedback, start, end)."""
+    number, content, score, details, feedback, started, ended = row
+    return RoundState(
+        round_number=number,
+        submission_content=content,
+        evaluation_score=score,
+        score_details=_load(details) or {},
+        evaluation_feedback=feedback,
+        round_started_at=started,
+        round_ended_at=ended,
+    )
+
+
 def _usage_row(row: Mapping[str, Any]) -> dict[str, Any]:
     usage: dict[str, Any] = {
         "requests": int(row.get("requests") or 0),
@@ -468,18 +482,7 @@ class AggregationStore:
             lambda conn: conn.execute(sql.SUBMISSION_HISTORY, [execution_id, team_id, limit]).fetchall(),
             write=False,
         )
-        return [
-            RoundState(
-                round_number=number,
-                submission_content=content,
-                evaluation_score=score,
-                score_details=_load(details) or {},
-                evaluation_feedback=feedback,
-                round_started_at=started,
-                round_ended_at=ended,
-            )
-            for number, content, score, details, feedback, started, ended in rows
-        ]
+        return [_round_state(row) for row in rows]
 
     async def get_submission_histories(
         self, execution_id: str, *, before_round: int
@@ -490,18 +493,8 @@ class AggregationStore:
             write=False,
         )
         histories: dict[str, list[RoundState]] = {}
-        for team_id, number, content, score, details, feedback, started, ended in rows:
-            histories.setdefault(team_id, []).append(
-                RoundState(
-                    round_number=number,
-                    submission_content=content,
-                    evaluation_score=score,
-                    score_details=_load(details) or {},
-                    evaluation_feedback=feedback,
-                    round_started_at=started,
-                    round_ended_at=ended,
-                )
-            )
+        for team_id, *history_row in rows:
+            histories.setdefault(team_id, []).append(_round_state(tuple(history_row)))
         return histories
 
     async def get_round_history(
