@@ -6,22 +6,14 @@ import json
 import re
 from pathlib import Path
 
-import duckdb
 from pydantic_ai import ModelMessagesTypeAdapter
 from typer.testing import CliRunner
 
 from mixseek.cli.app import app
 from mixseek.llm import override_models
 
+from .db import rows
 from .scripted import World, write_workspace
-
-
-def rows(db: Path, query: str) -> list[tuple[object, ...]]:
-    conn = duckdb.connect(str(db), read_only=True)
-    try:
-        return conn.execute(query).fetchall()
-    finally:
-        conn.close()
 
 
 def run_exec(runner: CliRunner, ws: Path, world: World, *args: str) -> tuple[int, dict[str, object], str]:

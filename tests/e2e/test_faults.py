@@ -10,25 +10,17 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 from typer.testing import CliRunner
 
 from mixseek.cli.app import app
 from mixseek.llm import override_models
 
+from .db import rows
 from .scripted import World, write_workspace
 
 RUNNER = Path(__file__).parent / "run_scripted.py"
 BOARD = "SELECT team_id, round_number, evaluation_score, is_final FROM leader_board ORDER BY 1, 2"
 STATUS = "SELECT team_id, round_number, status, should_continue, exit_reason FROM round_status ORDER BY 1, 2"
-
-
-def rows(db: Path, query: str) -> list[tuple[object, ...]]:
-    conn = duckdb.connect(str(db), read_only=True)
-    try:
-        return conn.execute(query).fetchall()
-    finally:
-        conn.close()
 
 
 def uninterrupted(

@@ -5,21 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import duckdb
 from typer.testing import CliRunner
 
 from mixseek.cli.app import app
 from mixseek.llm import override_models
 
+from .db import rows
 from .scripted import World, write_workspace
-
-
-def rows(db: Path, query: str) -> list[tuple[object, ...]]:
-    conn = duckdb.connect(str(db), read_only=True)
-    try:
-        return conn.execute(query).fetchall()
-    finally:
-        conn.close()
 
 
 def run(runner: CliRunner, ws: Path, world: World) -> tuple[int, dict[str, object]]:

@@ -9,10 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 from pydantic_ai import ModelMessagesTypeAdapter
 from pydantic_ai.messages import ModelResponse, ToolCallPart
+
+from .db import rows
 
 pytestmark = [
     pytest.mark.slow,
@@ -24,14 +25,6 @@ pytestmark = [
     ),
     pytest.mark.timeout(1800),
 ]
-
-
-def rows(db: Path, query: str) -> list[tuple[object, ...]]:
-    conn = duckdb.connect(str(db), read_only=True)
-    try:
-        return conn.execute(query).fetchall()
-    finally:
-        conn.close()
 
 
 def mixseek(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
