@@ -244,9 +244,7 @@ class Orchestrator:
             async def play(team_id: str) -> RoundOutcome:
                 async with slots:
                     self._emit("team_round_started", execution_id, team_id, round_number)
-                    outcome = await controllers[team_id].run_team_round(
-                        round_number, snapshot=before, mark_started=False
-                    )
+                    outcome = await controllers[team_id].run_team_round(round_number, snapshot=before)
                     self._emit(
                         "team_round_finished",
                         execution_id,
@@ -279,7 +277,9 @@ class Orchestrator:
         undecided = [
             t for t in alive if progress[t].failed is None and round_number not in progress[t].decisions
         ]
-        after = await self._snapshot(execution_id, round_number) if undecided else None
+        if not undecided:
+            return "finished", None
+        after = await self._snapshot(execution_id, round_number)
 
         async def decide(team_id: str) -> tuple[str, RoundDecision]:
             async with slots:

@@ -15,7 +15,7 @@ from mixseek.config.judgment import JudgmentSettings
 from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.orchestrator.governor import Governor, call_scope
-from mixseek.prompt_builder.models import LeaderBoardSource, RoundPromptContext
+from mixseek.prompt_builder.models import RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
 from mixseek.round_controller.judgment_client import JudgmentClient
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
@@ -23,21 +23,6 @@ from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.models import RoundRecord
 
 logger = logging.getLogger("mixseek.round_controller")
-
-
-class RankingSnapshot:
-    """The leaderboard as it stood after `max_round`: the round barrier, also on resume.
-
-    A team re-running round r after an interruption must not see other teams'
-    round-r results that were saved before the interruption.
-    """
-
-    def __init__(self, store: AggregationStore, max_round: int) -> None:
-        self.store = store
-        self.max_round = max_round
-
-    async def get_leader_board_ranking(self, execution_id: str) -> list[dict[str, Any]]:
-        return await self.store.get_leader_board_ranking(execution_id, max_round=self.max_round)
 
 
 class FixedRanking:
@@ -90,27 +75,22 @@ class RoundController:
     def team_name(self) -> str:
         return self.team.config.team_name
 
-    async def _context(
-        self, round_number: int, *, including_current: bool, snapshot: RoundSnapshot | None
+    def _context(
+        self, round_number: int, *, including_current: bool, snapshot: RoundSnapshot
     ) -> RoundPromptContext:
+        """The prompt context from the board at the round barrier — the same for every team,
+        also when a resumed round is re-run after other teams already saved theirs."""
         last = round_number if including_current else round_number - 1
-        source: LeaderBoardSource
-        if snapshot is not None:
-            if snapshot.up_to_round != last:
-                raise ValueError(f"snapshot is of round {snapshot.up_to_round}, round {last} is needed")
-            history = snapshot.histories.get(self.team_id, [])
-            source = FixedRanking(snapshot.ranking)
-        else:
-            history = await self.store.get_team_submission_history(self.execution_id, self.team_id)
-            source = RankingSnapshot(self.store, last)
+        if snapshot.up_to_round != last:
+            raise ValueError(f"snapshot is of round {snapshot.up_to_round}, round {last} is needed")
         return RoundPromptContext(
             user_prompt=self.user_prompt,
             round_number=round_number,
-            round_history=[h for h in history if h.round_number <= last],
+            round_history=snapshot.histories.get(self.team_id, []),
             team_id=self.team_id,
             team_name=self.team_name,
             execution_id=self.execution_id,
-            store=source,
+            store=FixedRanking(snapshot.ranking),
         )
 
     def _outcome(self, round_number: int, started: datetime, **fields: object) -> RoundOutcome:
@@ -126,21 +106,15 @@ class RoundController:
             }
         )
 
-    async def run_team_round(
-        self, round_number: int, *, snapshot: RoundSnapshot | None = None, mark_started: bool = True
-    ) -> RoundOutcome:
+    async def run_team_round(self, round_number: int, *, snapshot: RoundSnapshot) -> RoundOutcome:
         """Prompt → team → evaluation → save, within the team-round timeout.
 
-        `snapshot` is the board after round `round_number - 1` (read from the
-        store when not given). A failure is returned as an outcome (and
+        `snapshot` is the board after round `round_number - 1`; the caller has
+        marked the round started. A failure is returned as an outcome (and
         recorded), never raised: the orchestrator isolates the team and the
         others go on.
         """
         started = _now()
-        if mark_started:
-            await self.store.mark_round_started(
-                self.execution_id, self.team_id, round_number, started_at=started
-            )
         with call_scope(self.team_id, round_number):
             try:
                 async with asyncio.timeout(self.timeout_seconds):
@@ -162,10 +136,8 @@ class RoundController:
                 )
                 return self._outcome(round_number, started, status="failed", error=error)
 
-    async def _run(
-        self, round_number: int, started: datetime, snapshot: RoundSnapshot | None
-    ) -> RoundOutcome:
-        context = await self._context(round_number, including_current=False, snapshot=snapshot)
+    async def _run(self, round_number: int, started: datetime, snapshot: RoundSnapshot) -> RoundOutcome:
+        context = self._context(round_number, including_current=False, snapshot=snapshot)
         prompt = await self.prompt_builder.build_team_prompt(context)
         team_result = await self.team.run(prompt, round_number=round_number)
         evaluation = await self.evaluator.evaluate(self.user_prompt, team_result.output)
@@ -209,11 +181,11 @@ class RoundController:
         )
 
     async def decide(
-        self, round_number: int, *, min_rounds: int, max_rounds: int, snapshot: RoundSnapshot | None = None
+        self, round_number: int, *, min_rounds: int, max_rounds: int, snapshot: RoundSnapshot
     ) -> RoundDecision:
         """Whether the team plays round `round_number + 1`; the decision is stored with the round.
 
-        `snapshot`, when given, is the board after round `round_number`."""
+        `snapshot` is the board after round `round_number`."""
         if round_number < min_rounds:
             decision = RoundDecision(should_continue=True, reason="min_rounds")
         elif round_number >= max_rounds and not self.judgment_settings.judge_on_final_round:
@@ -231,12 +203,10 @@ class RoundController:
         )
         return decision
 
-    async def _judge(
-        self, round_number: int, *, final: bool, snapshot: RoundSnapshot | None
-    ) -> RoundDecision:
+    async def _judge(self, round_number: int, *, final: bool, snapshot: RoundSnapshot) -> RoundDecision:
         with call_scope(self.team_id, round_number):
             try:
-                context = await self._context(round_number, including_current=True, snapshot=snapshot)
+                context = self._context(round_number, including_current=True, snapshot=snapshot)
                 result = await self.judgment.judge(context)
             except UsageLimitExceeded:
                 raise
