@@ -11,7 +11,6 @@ from pydantic_ai.messages import (
     ModelResponse,
     TextPart,
     ToolCallPart,
-    ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
@@ -19,6 +18,7 @@ from typer.testing import CliRunner
 
 from mixseek.cli.app import app
 from mixseek.llm import override_models
+from scripting import tool_returns
 
 TEAM_TOML = """
 [team]
@@ -56,13 +56,7 @@ def leader(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             ],
             usage=RequestUsage(input_tokens=5, output_tokens=5),
         )
-    returns = [
-        str(p.content)
-        for m in messages
-        if isinstance(m, ModelRequest)
-        for p in m.parts
-        if isinstance(p, ToolReturnPart)
-    ]
+    returns = tool_returns(messages).values()
     return ModelResponse(
         parts=[TextPart("; ".join(sorted(returns)))], usage=RequestUsage(input_tokens=7, output_tokens=3)
     )

@@ -16,16 +16,15 @@ from pathlib import Path
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     TextPart,
     ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
 )
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
+
+from scripting import first_user_text, tool_returns
 
 ROUND_RE = re.compile(r"^## ラウンド (\d+)$", re.M)
 SUBMISSION_RE = re.compile(r"# 提出内容\n(.*?)\n\n---", re.S)
@@ -39,12 +38,6 @@ SCORES: dict[str, dict[int, float]] = {
 }
 # after which round each team's judgment says stop
 STOP_AFTER: dict[str, int] = {"alpha": 3, "beta": 2, "gamma": 99}
-
-
-def first_user_text(messages: list[ModelMessage]) -> str:
-    first = messages[0]
-    assert isinstance(first, ModelRequest)
-    return "".join(str(p.content) for p in first.parts if isinstance(p, UserPromptPart))
 
 
 @dataclass
@@ -98,13 +91,7 @@ class World:
             if self.on_leader_call is not None:
                 self.on_leader_call(team, round_number)
             self.team_prompts[(team, round_number)] = prompt
-            returned = [
-                str(p.content)
-                for m in messages
-                if isinstance(m, ModelRequest)
-                for p in m.parts
-                if isinstance(p, ToolReturnPart)
-            ]
+            returned = list(tool_returns(messages).values())
             if info.function_tools and not returned:
                 return ModelResponse(
                     parts=[ToolCallPart(info.function_tools[0].name, {"task": f"round {round_number}"})],

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
@@ -15,16 +15,11 @@ from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.evaluator import EvaluationError, Evaluator
 from mixseek.evaluator.metrics.clarity_coherence import ClarityCoherenceMetric
 from mixseek.llm import override_models
+from scripting import first_user_text
 
 
 def render(user_prompt: str, submission: str) -> str:
     return f"TASK={user_prompt}\nSUBMISSION={submission}"
-
-
-def user_text(messages: list[ModelMessage]) -> str:
-    first = messages[0]
-    assert isinstance(first, ModelRequest)
-    return "".join(str(p.content) for p in first.parts if isinstance(p, UserPromptPart))
 
 
 def scoring_model(
@@ -32,7 +27,7 @@ def scoring_model(
 ) -> FunctionModel:
     async def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if seen is not None:
-            seen.append(f"{info.instructions}|{user_text(messages)}")
+            seen.append(f"{info.instructions}|{first_user_text(messages)}")
         await asyncio.sleep(delay)
         return ModelResponse(
             parts=[ToolCallPart(info.output_tools[0].name, {"score": score, "comment": comment})],

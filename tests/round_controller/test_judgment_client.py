@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from mixseek.config.judgment import JudgmentSettings
@@ -17,6 +17,7 @@ from mixseek.round_controller.judgment_client import (
     JudgmentError,
 )
 from mixseek.round_controller.models import RoundState
+from scripting import first_user_text
 
 
 def context() -> RoundPromptContext:
@@ -47,9 +48,7 @@ async def test_judgment_output_parses_and_uses_settings() -> None:
     seen: dict[str, object] = {}
 
     def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        first = messages[0]
-        assert isinstance(first, ModelRequest)
-        seen["prompt"] = "".join(str(p.content) for p in first.parts if isinstance(p, UserPromptPart))
+        seen["prompt"] = first_user_text(messages)
         seen["instructions"] = info.instructions
         seen["settings"] = info.model_settings
         return ModelResponse(

@@ -9,11 +9,9 @@ import pytest
 from pydantic_ai import ModelMessagesTypeAdapter, RunUsage
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     TextPart,
     ToolCallPart,
-    ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
@@ -21,6 +19,7 @@ from pydantic_ai.usage import RequestUsage
 from mixseek.agents.leader.agent import DEFAULT_LEADER_SYSTEM_INSTRUCTION, LeaderTeam
 from mixseek.agents.leader.config import TeamConfig
 from mixseek.llm import override_models
+from scripting import tool_returns
 
 
 def team_config(**leader: object) -> TeamConfig:
@@ -48,16 +47,6 @@ def team_config(**leader: object) -> TeamConfig:
             ],
         }
     )
-
-
-def tool_returns(messages: list[ModelMessage]) -> dict[str, str]:
-    return {
-        part.tool_name: str(part.content)
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, ToolReturnPart)
-    }
 
 
 def fan_out_leader(seen: dict[str, object]) -> FunctionModel:

@@ -13,11 +13,9 @@ from pathlib import Path
 import pytest
 from pydantic_ai.messages import (
     ModelMessage,
-    ModelRequest,
     ModelResponse,
     TextPart,
     ToolCallPart,
-    ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -31,6 +29,7 @@ from mixseek.agents.member.registry import (
 )
 from mixseek.errors import MixseekError
 from mixseek.llm import override_models
+from scripting import tool_returns
 
 
 class _Page(BaseHTTPRequestHandler):
@@ -60,13 +59,7 @@ def tool_then_echo(tool: str, args: dict[str, object]) -> FunctionModel:
     """Calls `tool` once, then answers with the tool's return text."""
 
     def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        returns = [
-            str(p.content)
-            for m in messages
-            if isinstance(m, ModelRequest)
-            for p in m.parts
-            if isinstance(p, ToolReturnPart)
-        ]
+        returns = list(tool_returns(messages).values())
         if not returns:
             assert [t.name for t in info.function_tools] == [tool]
             return ModelResponse(parts=[ToolCallPart(tool, args)])
