@@ -20,8 +20,9 @@ once: max_concurrent_teams = T, max_concurrent_requests_per_model = 1024.
 
 Besides the main table it prints where the time between model calls went
 (per phase: mean / max over all team rounds), the critical path per round,
-and every store operation's count, awaited time and time in SQL (the store
-instance is wrapped, not changed). Then one JSON line:
+and every store operation's count and awaited time, and the time spent on
+the connection by reads and by write transactions (the store instance is
+wrapped, not changed). Then one JSON line:
 
     {"bench": "orchestration", "results": [...], "targets": {...}}
 
@@ -40,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import inspect
 import io
 import json
 import os
@@ -56,6 +58,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from _bare import run_bare
 from _sim import SimWorld, write_workspace
 
 from mixseek.config.bundle import load_execution_config
@@ -90,61 +93,70 @@ class EventTrace:
 
 
 class StoreProbe:
-    """Times every store operation (awaited wall time and time in SQL) and every open and close.
-
-    Wraps the methods of one store instance; behaviour is unchanged.
-    """
+    """Times every store operation (awaited, incl. queueing), every visit to the connection
+    (SQL time of reads and of write transactions, which may hold several batched writes)
+    and every open and close. Wraps one store instance; behaviour is unchanged."""
 
     def __init__(self, store: AggregationStore) -> None:
-        self.ops: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+        self.ops: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+        self.visits: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
         self.opens = [0, 0.0]
         self.closes = [0, 0.0]
         connector = getattr(store, "_connector", None)
-        needed = ((store, "_call"), (connector, "_open"), (connector, "_close_locked"))
+        needed = ((connector, "run"), (connector, "_open"), (connector, "_close_locked"))
         if not all(hasattr(owner, name) for owner, name in needed):
             return  # the store's internals changed: report nothing rather than fail
-        call = store._call
-        open_, close = connector._open, connector._close_locked
+        for name in dir(AggregationStore):
+            if not name.startswith("_") and inspect.iscoroutinefunction(getattr(AggregationStore, name)):
+                setattr(store, name, self._timed_op(name, getattr(store, name)))
+        run = connector.run
 
-        async def timed_call(work: Callable[[Any], Any], *, write: bool) -> Any:
-            name = work.__qualname__.split(".<locals>")[0].rsplit(".", 1)[-1]
-            entry = self.ops[name]
-
-            def timed_work(conn: Any) -> Any:
-                t = time.perf_counter()
-                try:
-                    return work(conn)
-                finally:
-                    entry[2] += time.perf_counter() - t
-
+        def timed_run(work: Callable[[Any], Any], *, transaction: bool) -> Any:
+            tally = self.visits["write transaction" if transaction else "read"]
             t = time.perf_counter()
             try:
-                return await call(timed_work, write=write)
+                return run(work, transaction=transaction)
+            finally:
+                tally[0] += 1
+                tally[1] += time.perf_counter() - t
+
+        connector.run = timed_run  # type: ignore[method-assign]
+        connector._open = self._timed(connector._open, self.opens)  # type: ignore[method-assign]
+        connector._close_locked = self._timed(connector._close_locked, self.closes)  # type: ignore[method-assign]
+
+    def _timed_op(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        entry = self.ops[name]
+
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return await method(*args, **kwargs)
             finally:
                 entry[0] += 1
                 entry[1] += time.perf_counter() - t
 
-        def timed(fn: Callable[..., Any], tally: list[Any]) -> Callable[..., Any]:
-            def wrapper(*args: Any, **kwargs: Any) -> Any:
-                t = time.perf_counter()
-                try:
-                    return fn(*args, **kwargs)
-                finally:
-                    tally[0] += 1
-                    tally[1] += time.perf_counter() - t
+        return wrapper
 
-            return wrapper
+    @staticmethod
+    def _timed(fn: Callable[..., Any], tally: list[Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                tally[0] += 1
+                tally[1] += time.perf_counter() - t
 
-        store._call = timed_call  # type: ignore[method-assign]
-        connector._open = timed(open_, self.opens)  # type: ignore[method-assign]
-        connector._close_locked = timed(close, self.closes)  # type: ignore[method-assign]
+        return wrapper
 
     def report(self) -> dict[str, Any]:
+        def entries(tallies: dict[str, list[float]]) -> dict[str, Any]:
+            ordered = sorted(tallies.items(), key=lambda kv: -kv[1][1])
+            return {name: {"n": int(n), "ms": round(ms * 1000, 1)} for name, (n, ms) in ordered if n}
+
         return {
-            "ops": {
-                name: {"n": int(n), "await_ms": round(wall * 1000, 1), "sql_ms": round(work * 1000, 1)}
-                for name, (n, wall, work) in sorted(self.ops.items(), key=lambda kv: -kv[1][1])
-            },
+            "ops": entries(self.ops),
+            "visits": entries(self.visits),
             "opens": {"n": self.opens[0], "ms": round(self.opens[1] * 1000, 1)},
             "closes": {"n": self.closes[0], "ms": round(self.closes[1] * 1000, 1)},
         }
@@ -296,10 +308,25 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def run_bare_child(args: argparse.Namespace) -> dict[str, Any]:
+    """The same workload through bare pydantic-ai agents (`bench/_bare.py`): what pydantic-ai costs."""
+    teams, rounds, latency = args.teams_one, args.rounds, args.latency
+    world = SimWorld(latency)
+    workload = run_bare(world, teams=teams, rounds=rounds, members=args.members, metrics=args.metrics)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    asyncio.run(workload)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    expected = expected_calls(teams, rounds, args.members, args.metrics)
+    if len(world.calls) != expected:
+        raise SystemExit(f"bare run: {len(world.calls)} model calls, expected {expected}")
+    bound = lower_bound(rounds, latency)
+    return {"wall_s": round(wall, 4), "ratio": round(wall / bound, 4), "cpu_s": round(cpu, 3)}
+
+
 # -- the parent: one subprocess per T ---------------------------------------------
 
 
-def spawn(args: argparse.Namespace, teams: int) -> dict[str, Any]:
+def spawn(args: argparse.Namespace, teams: int, *, bare: bool = False) -> dict[str, Any]:
     command = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -321,7 +348,9 @@ def spawn(args: argparse.Namespace, teams: int) -> dict[str, Any]:
         "--threads",
         str(args.threads),
     ]
-    if args.profile:
+    if bare:
+        command.append("--bare")
+    elif args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
         command += ["--profile", str(Path(args.profile) / f"orchestration-T{teams}.prof")]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -341,6 +370,9 @@ def median_run(args: argparse.Namespace, teams: int) -> dict[str, Any]:
     result = runs[len(runs) // 2]
     result["repeat"] = len(runs)
     result["ratio_range"] = [runs[0]["ratio"], runs[-1]["ratio"]]
+    if not args.no_bare:
+        bare = sorted((spawn(args, teams, bare=True) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
+        result["bare"] = bare[len(bare) // 2]
     return result
 
 
@@ -365,8 +397,8 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
     )
     print()
     columns = ("T", "wall s", "bound s", "ratio", "runs: ratios", "target", "calls", "RSS MB", "CPU s")
-    columns += ("loop CPU",)
-    widths = (4, 8, 8, 7, 15, 7, 6, 7, 7, 9)
+    columns += ("loop CPU", "bare ratio", "bare CPU")
+    widths = (4, 8, 8, 7, 15, 7, 6, 7, 7, 9, 11, 9)
     header = " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
     print(header)
     print("-" * len(header))
@@ -384,9 +416,16 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
             f"{r['peak_rss_mb']:.1f}",
             f"{r['cpu_s']:.2f}",
             f"{r['loop_thread_cpu_s']:.2f}",
+            f"{r['bare']['ratio']:.3f}" if "bare" in r else "-",
+            f"{r['bare']['cpu_s']:.2f}" if "bare" in r else "-",
         )
         mark = "" if target is None else ("  ok" if r["ratio"] <= target else "  MISS")
         print(" ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)) + mark)
+    if any("bare" in r for r in results):
+        print(
+            "bare: the same calls through plain pydantic-ai agents in one process, lock-step rounds,"
+            " no store/prompts/events (bench/_bare.py): the floor of any single-process orchestration"
+        )
     print()
     print("where the time between model calls went (ms; mean / max over team rounds):")
     names = sorted({name for r in results for name in r["breakdown"]["phases_ms"]}, key=_phase_order)
@@ -417,18 +456,20 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
 
 def print_store(results: list[dict[str, Any]]) -> None:
     print()
-    print("store operations (count, total awaited ms incl. queueing / total ms in SQL):")
-    names = sorted({n for r in results for n in r["store"]["ops"]})
-    header = f"{'operation':<30}" + "".join(f"{'T=' + str(r['teams']):>24}" for r in results)
+    print("store (count, total ms): operations as awaited (incl. queueing), then time on the connection")
+    header = f"{'operation':<30}" + "".join(f"{'T=' + str(r['teams']):>18}" for r in results)
     print(header)
     print("-" * len(header))
-    rows = [(n, [r["store"]["ops"].get(n) for r in results]) for n in names]
-    for name, cells in rows:
-        text = [f"{c['n']:>5} {c['await_ms']:>9.0f} /{c['sql_ms']:>7.0f}" if c else "-" for c in cells]
-        print(f"{name:<30}" + "".join(f"{t:>24}" for t in text))
+    for section in ("ops", "visits"):
+        names = sorted({n for r in results for n in r["store"][section]})
+        for name in names:
+            cells = [r["store"][section].get(name) for r in results]
+            text = [f"{c['n']:>6} {c['ms']:>9.0f}" if c else "-" for c in cells]
+            label = name if section == "ops" else f"SQL: {name}"
+            print(f"{label:<30}" + "".join(f"{t:>18}" for t in text))
     for what in ("opens", "closes"):
-        text = [f"{r['store'][what]['n']:>5} {r['store'][what]['ms']:>9.0f} ms" for r in results]
-        print(f"{'connection ' + what:<30}" + "".join(f"{t:>24}" for t in text))
+        text = [f"{r['store'][what]['n']:>6} {r['store'][what]['ms']:>9.0f}" for r in results]
+        print(f"{'connection ' + what:<30}" + "".join(f"{t:>18}" for t in text))
 
 
 def _phase_order(name: str) -> int:
@@ -464,7 +505,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=0, help="asyncio default executor size (0: Python's)")
     parser.add_argument("--profile", help="directory (child: file) for cProfile stats of each run")
     parser.add_argument("--repeat", type=int, default=1, help="runs per T; the median run is reported")
+    parser.add_argument(
+        "--no-bare", action="store_true", help="skip the bare pydantic-ai run of each T (the floor)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.team_counts = [int(t) for t in str(args.teams).split(",") if t.strip()]
     if args.rounds < 1 or args.members < 1 or args.metrics < 1 or args.latency <= 0 or args.repeat < 1:
@@ -478,7 +523,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.child:
         args.teams_one = args.team_counts[0]
-        print(RESULT_MARK + json.dumps(run_child(args)), flush=True)
+        result = run_bare_child(args) if args.bare else run_child(args)
+        print(RESULT_MARK + json.dumps(result), flush=True)
         return
     results = [median_run(args, teams) for teams in args.team_counts]
     print_report(args, results)

@@ -192,6 +192,7 @@ class Orchestrator:
         slots = asyncio.Semaphore(self.settings.max_concurrent_teams)
         stop: tuple[StopReason, str | None] = ("finished", None)
         rounds_run = 0
+        boards: dict[int, RoundSnapshot] = {}
         try:
             async with asyncio.timeout(self.settings.execution_timeout_seconds):
                 for round_number in range(1, self.settings.max_rounds + 1):
@@ -200,7 +201,7 @@ class Orchestrator:
                         break
                     rounds_run = round_number
                     stop = await self._play_round(
-                        execution_id, round_number, alive, controllers, progress, slots
+                        execution_id, round_number, alive, controllers, progress, slots, boards
                     )
                     if stop[0] != "finished":
                         break
@@ -231,6 +232,7 @@ class Orchestrator:
         controllers: dict[str, RoundController],
         progress: dict[str, TeamProgress],
         slots: asyncio.Semaphore,
+        boards: dict[int, RoundSnapshot],
     ) -> tuple[StopReason, str | None]:
         pending = [t for t in alive if round_number not in progress[t].completed]
         if pending:
@@ -238,7 +240,7 @@ class Orchestrator:
             if exceeded is not None:
                 return "budget", str(exceeded)
             self._emit("round_started", execution_id, round_number=round_number, teams=pending)
-            before = await self._snapshot(execution_id, round_number - 1)
+            before = await self._snapshot(execution_id, round_number - 1, boards)
             await self.store.mark_rounds_started(execution_id, round_number, pending)
 
             async def play(team_id: str) -> RoundOutcome:
@@ -279,7 +281,7 @@ class Orchestrator:
         ]
         if not undecided:
             return "finished", None
-        after = await self._snapshot(execution_id, round_number)
+        after = await self._snapshot(execution_id, round_number, boards)
 
         async def decide(team_id: str) -> tuple[str, RoundDecision]:
             async with slots:
@@ -311,13 +313,20 @@ class Orchestrator:
                 progress[team_id].exit_reason = decision.reason
         return "finished", None
 
-    async def _snapshot(self, execution_id: str, up_to_round: int) -> RoundSnapshot:
-        """The board after `up_to_round`, read once for every team (the round barrier)."""
+    async def _snapshot(
+        self, execution_id: str, up_to_round: int, boards: dict[int, RoundSnapshot]
+    ) -> RoundSnapshot:
+        """The board after `up_to_round`, read once for every team (the round barrier).
+
+        Read once per execution run too: the board the judgments of round r saw is the
+        one round r + 1 starts from, since nothing but decisions is written in between."""
         if up_to_round < 1:
             return RoundSnapshot(up_to_round=0)
-        histories = await self.store.get_submission_histories(execution_id, before_round=up_to_round + 1)
-        ranking = await self.store.get_leader_board_ranking(execution_id, max_round=up_to_round)
-        return RoundSnapshot(up_to_round=up_to_round, histories=histories, ranking=ranking)
+        if up_to_round not in boards:
+            histories = await self.store.get_submission_histories(execution_id, before_round=up_to_round + 1)
+            ranking = await self.store.get_leader_board_ranking(execution_id, max_round=up_to_round)
+            boards[up_to_round] = RoundSnapshot(up_to_round=up_to_round, histories=histories, ranking=ranking)
+        return boards[up_to_round]
 
     # -- the end --------------------------------------------------------------
 

@@ -6,31 +6,45 @@ KEY = "execution_id = ? AND team_id = ? AND round_number = ?"
 
 ROUND_TABLES = ("round_history", "leader_board", "round_status")
 
-DELETE_ROUND = tuple(f"DELETE FROM {table} WHERE {KEY}" for table in ROUND_TABLES)
 
-INSERT_ROUND_HISTORY = """
-INSERT INTO round_history
-    (execution_id, team_id, team_name, round_number, message_history, member_submissions_record)
-VALUES (?, ?, ?, ?, ?, ?)
-"""
+def values(rows: int, width: int, row: str | None = None) -> str:
+    """`(?, ?), (?, ?)`: the VALUES list of a multi-row statement (`row` overrides one row's text)."""
+    one = row if row is not None else "(" + ", ".join(["?"] * width) + ")"
+    return ", ".join([one] * rows)
 
-INSERT_LEADER_BOARD = """
-INSERT INTO leader_board
-    (execution_id, team_id, team_name, round_number, evaluation_score, evaluation_feedback,
-     score_details, submission_content, submission_format, usage_info)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-"""
 
-INSERT_ROUND_STATUS = """
-INSERT INTO round_status
-    (execution_id, team_id, round_number, status, started_at, ended_at,
-     should_continue, judgment_reasoning, judgment_confidence, exit_reason, error_message)
-VALUES (?, ?, ?, 'completed', ?, ?, ?, ?, ?, ?, NULL)
-"""
+def delete_rounds(table: str, rows: int) -> str:
+    """Delete the rows of `rows` rounds; takes (execution_id, team_id, round_number) per round."""
+    return (
+        f"DELETE FROM {table} USING (VALUES {values(rows, 3)}) AS k(execution_id, team_id, round_number) "
+        f"WHERE {table}.execution_id = k.execution_id AND {table}.team_id = k.team_id "
+        f"AND {table}.round_number = k.round_number"
+    )
 
-UPSERT_ROUND_STATUS = """
+
+ROUND_HISTORY_INSERT_COLUMNS = (
+    "execution_id, team_id, team_name, round_number, message_history, member_submissions_record"
+)
+LEADER_BOARD_INSERT_COLUMNS = (
+    "execution_id, team_id, team_name, round_number, evaluation_score, evaluation_feedback, "
+    "score_details, submission_content, submission_format, usage_info"
+)
+ROUND_STATUS_INSERT_COLUMNS = (
+    "execution_id, team_id, round_number, status, started_at, ended_at, "
+    "should_continue, judgment_reasoning, judgment_confidence, exit_reason, error_message"
+)
+
+
+def insert(table: str, columns: str, rows: int) -> str:
+    return f"INSERT INTO {table} ({columns}) VALUES {values(rows, columns.count(',') + 1)}"
+
+
+def upsert_round_status(rows: int) -> str:
+    """Start or fail rounds; per round (execution_id, team_id, round_number, status, started_at,
+    ended_at, error_message). A missing start time keeps the stored one."""
+    return f"""
 INSERT INTO round_status (execution_id, team_id, round_number, status, started_at, ended_at, error_message)
-VALUES (?, ?, ?, ?, ?, ?, ?)
+VALUES {values(rows, 7)}
 ON CONFLICT (execution_id, team_id, round_number) DO UPDATE SET
     status = excluded.status,
     started_at = coalesce(excluded.started_at, round_status.started_at),
@@ -38,11 +52,22 @@ ON CONFLICT (execution_id, team_id, round_number) DO UPDATE SET
     error_message = excluded.error_message
 """
 
-UPDATE_JUDGMENT = f"""
+
+_JUDGMENT_ROW = "(?, ?, ?, CAST(? AS BOOLEAN), CAST(? AS TEXT), CAST(? AS DOUBLE), CAST(? AS TEXT))"
+
+
+def update_judgments(rows: int) -> str:
+    """Store decisions; per round (execution_id, team_id, round_number, should_continue, reasoning,
+    confidence, exit_reason). Returns the key of every round it found."""
+    return f"""
 UPDATE round_status
-SET should_continue = ?, judgment_reasoning = ?, judgment_confidence = ?, exit_reason = ?
-WHERE {KEY}
-RETURNING round_number
+SET should_continue = v.should_continue, judgment_reasoning = v.reasoning,
+    judgment_confidence = v.confidence, exit_reason = v.exit_reason
+FROM (VALUES {values(rows, 7, _JUDGMENT_ROW)})
+    AS v(execution_id, team_id, round_number, should_continue, reasoning, confidence, exit_reason)
+WHERE round_status.execution_id = v.execution_id AND round_status.team_id = v.team_id
+    AND round_status.round_number = v.round_number
+RETURNING round_status.execution_id, round_status.team_id, round_status.round_number
 """
 
 
@@ -71,13 +96,16 @@ def _team_aggregate(where: str) -> str:
     """
 
 
-# Rewrites one team's standings row from its leader_board rows; each statement takes
-# (execution_id, team_id). A team with no rounds on the board ends with no row.
-REFRESH_STANDINGS = (
-    "DELETE FROM team_standings WHERE execution_id = ? AND team_id = ?",
-    f"INSERT INTO team_standings ({_STANDINGS_COLUMNS}) "
-    + _team_aggregate("execution_id = ? AND team_id = ?"),
-)
+def refresh_standings(teams: int) -> tuple[str, str]:
+    """Rewrite the standings of `teams` teams from their leader_board rows; each statement takes
+    (execution_id, team_id) per team. A team with no rounds on the board ends with no row."""
+    keys = f"(SELECT * FROM (VALUES {values(teams, 2)}) AS k(execution_id, team_id))"
+    return (
+        f"DELETE FROM team_standings WHERE (execution_id, team_id) IN {keys}",
+        f"INSERT INTO team_standings ({_STANDINGS_COLUMNS}) "
+        + _team_aggregate(f"(execution_id, team_id) IN {keys}"),
+    )
+
 
 # Recomputes every team's standings (after bulk loads).
 REBUILD_ALL_STANDINGS = (
@@ -129,12 +157,10 @@ ROUND_STATUS_COLUMNS = (
 )
 
 
-INSERT_MODEL_CALL = """
-INSERT INTO model_calls
-    (execution_id, team_id, round_number, site, model,
-     requests, input_tokens, output_tokens, cost, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-"""
+MODEL_CALL_INSERT_COLUMNS = (
+    "execution_id, team_id, round_number, site, model, "
+    "requests, input_tokens, output_tokens, cost, created_at"
+)
 
 
 def usage_query(

@@ -23,17 +23,19 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self, TypeVar
 
 import duckdb
-from pydantic_core import to_json
 
 from mixseek.errors import ConfigError
 from mixseek.round_controller.models import RoundState
 from mixseek.storage import _sql as sql
 from mixseek.storage._connection import Connector
+from mixseek.storage._round_writes import CALL, JUDGMENT, SAVE_ROUND, Judgment, execute_rows, json_text
+from mixseek.storage._write_queue import WriteKind, WriteQueue
 from mixseek.storage.errors import RecordNotFoundError, StorageError, StoreBusyError
 from mixseek.storage.models import (
     ExecutionRecord,
@@ -61,10 +63,6 @@ def default_db_path() -> Path:
     if not workspace:
         raise ConfigError(WORKSPACE_ENV, None, "not set: pass db_path or set MIXSEEK_WORKSPACE")
     return Path(workspace) / DB_FILE_NAME
-
-
-def _json(value: Any) -> str | None:
-    return None if value is None else to_json(value).decode("utf-8")
 
 
 def _load(value: str | None) -> Any:
@@ -139,6 +137,7 @@ class AggregationStore:
             idle_close_seconds = 0.0 if read_only else WRITER_IDLE_CLOSE_SECONDS
         self._connector = Connector(path, read_only=read_only, idle_close_seconds=idle_close_seconds)
         self._retry = retry if retry is not None else RetryPolicy()
+        self._writes = WriteQueue(lambda work: self._run(work, write=True))
 
     @property
     def db_path(self) -> Path:
@@ -179,10 +178,20 @@ class AggregationStore:
         await self.aclose()
 
     async def _call(self, work: Callable[[Conn], T], *, write: bool) -> T:
+        """Run `work` on the connection: a read at once, a write through the write queue."""
+        if not write:
+            return await self._run(work, write=False)
+        result: T = await self._write(CALL, work)
+        return result
+
+    async def _write(self, kind: WriteKind[Any], payload: Any) -> Any:
+        if self.read_only:
+            raise StorageError(f"{self.db_path}: store is read-only")
+        return await self._writes.submit(kind, payload)
+
+    async def _run(self, work: Callable[[Conn], T], *, write: bool) -> T:
         """Run `work` in a worker thread (writes in one transaction), retrying while
         another process holds the file."""
-        if write and self.read_only:
-            raise StorageError(f"{self.db_path}: store is read-only")
         retry_index = 0
         while True:
             try:
@@ -207,7 +216,7 @@ class AggregationStore:
             conn.execute(
                 "INSERT INTO executions (execution_id, user_prompt, status, config, started_at) "
                 "VALUES (?, ?, 'running', ?, ?)",
-                [execution_id, user_prompt, _json(config), _now()],
+                [execution_id, user_prompt, json_text(config), _now()],
             )
 
         await self._call(work, write=True)
@@ -247,7 +256,9 @@ class AggregationStore:
         ]
         if not rows:
             return
-        await self._call(lambda conn: conn.executemany(sql.INSERT_MODEL_CALL, rows), write=True)
+
+        statement = partial(sql.insert, "model_calls", sql.MODEL_CALL_INSERT_COLUMNS)
+        await self._call(lambda conn: execute_rows(conn, statement, rows), write=True)
 
     async def get_usage_totals(
         self, execution_id: str, *, team_id: str | None = None, round_number: int | None = None
@@ -282,7 +293,7 @@ class AggregationStore:
             updated = conn.execute(
                 "UPDATE executions SET status = ?, summary = ?, ended_at = ? WHERE execution_id = ? "
                 "RETURNING execution_id",
-                [status, _json(summary), ended, execution_id],
+                [status, json_text(summary), ended, execution_id],
             ).fetchall()
             if not updated:
                 raise RecordNotFoundError(f"no execution {execution_id!r}")
@@ -311,53 +322,7 @@ class AggregationStore:
         Saving a round that is already stored replaces its rows (its `is_final`
         flag is cleared with them).
         """
-        key = [record.execution_id, record.team_id, record.round_number]
-
-        def work(conn: Conn) -> None:
-            for statement in sql.DELETE_ROUND:
-                conn.execute(statement, key)
-            conn.execute(
-                sql.INSERT_ROUND_HISTORY,
-                [
-                    record.execution_id,
-                    record.team_id,
-                    record.team_name,
-                    record.round_number,
-                    record.message_history,
-                    _json(record.member_submissions_record),
-                ],
-            )
-            conn.execute(
-                sql.INSERT_LEADER_BOARD,
-                [
-                    record.execution_id,
-                    record.team_id,
-                    record.team_name,
-                    record.round_number,
-                    record.evaluation_score,
-                    record.evaluation_feedback,
-                    _json(record.score_details),
-                    record.submission_content,
-                    record.submission_format,
-                    _json(record.usage_info),
-                ],
-            )
-            conn.execute(
-                sql.INSERT_ROUND_STATUS,
-                [
-                    *key,
-                    as_utc(record.started_at),
-                    as_utc(record.ended_at),
-                    record.should_continue,
-                    record.judgment_reasoning,
-                    record.judgment_confidence,
-                    record.exit_reason,
-                ],
-            )
-            for statement in sql.REFRESH_STANDINGS:
-                conn.execute(statement, [record.execution_id, record.team_id])
-
-        await self._call(work, write=True)
+        await self._write(SAVE_ROUND, record)
 
     async def mark_round_started(
         self, execution_id: str, team_id: str, round_number: int, *, started_at: datetime | None = None
@@ -365,16 +330,17 @@ class AggregationStore:
         """Record that a team's round is under way (round_status 'running')."""
         started = as_utc(started_at) if started_at is not None else _now()
         params = [execution_id, team_id, round_number, "running", started, None, None]
-        await self._call(lambda conn: conn.execute(sql.UPSERT_ROUND_STATUS, params).fetchall(), write=True)
+        await self._call(lambda conn: conn.execute(sql.upsert_round_status(1), params).fetchall(), write=True)
 
     async def mark_rounds_started(
         self, execution_id: str, round_number: int, team_ids: Sequence[str]
     ) -> None:
         """`mark_round_started` for several teams in one transaction (a round's start)."""
         started = _now()
-        rows = [[execution_id, team_id, round_number, "running", started, None, None] for team_id in team_ids]
+        teams = dict.fromkeys(team_ids)  # once each: one statement may not upsert a row twice
+        rows = [[execution_id, team_id, round_number, "running", started, None, None] for team_id in teams]
         if rows:
-            await self._call(lambda conn: conn.executemany(sql.UPSERT_ROUND_STATUS, rows), write=True)
+            await self._call(lambda conn: execute_rows(conn, sql.upsert_round_status, rows), write=True)
 
     async def mark_round_failed(
         self,
@@ -395,7 +361,7 @@ class AggregationStore:
             raise ValueError(f"status must be 'failed' or 'timeout', got {status!r}")
         ended = as_utc(ended_at) if ended_at is not None else _now()
         params = [execution_id, team_id, round_number, status, None, ended, error_message]
-        await self._call(lambda conn: conn.execute(sql.UPSERT_ROUND_STATUS, params).fetchall(), write=True)
+        await self._call(lambda conn: conn.execute(sql.upsert_round_status(1), params).fetchall(), write=True)
 
     async def update_judgment(
         self,
@@ -411,13 +377,10 @@ class AggregationStore:
         or a rule such as min_rounds/max_rounds (no reasoning, no confidence)."""
         if confidence is not None and not 0.0 <= confidence <= 1.0:
             raise ValueError(f"confidence must be within 0..1, got {confidence}")
-        params = [should_continue, reasoning, confidence, exit_reason, execution_id, team_id, round_number]
-
-        def work(conn: Conn) -> None:
-            if not conn.execute(sql.UPDATE_JUDGMENT, params).fetchall():
-                raise RecordNotFoundError(f"no round {round_number} of team {team_id!r} in {execution_id!r}")
-
-        await self._call(work, write=True)
+        judgment = Judgment(
+            execution_id, team_id, round_number, should_continue, reasoning, confidence, exit_reason
+        )
+        await self._write(JUDGMENT, judgment)
 
     async def mark_final(self, execution_id: str, team_id: str, round_number: int) -> None:
         """Flag this round as the team's final submission and unflag the team's other rounds."""

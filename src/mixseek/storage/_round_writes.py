@@ -1,0 +1,162 @@
+"""The store's writes as kinds the write queue can batch (see `_write_queue`).
+
+A batch of n saves costs the same eight statements as one save, each with n
+rows; a batch of decisions is one UPDATE. Any other write is a plain
+function of the connection, run in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+import duckdb
+from pydantic_core import to_json
+
+from mixseek.storage import _sql as sql
+from mixseek.storage._write_queue import WriteKind
+from mixseek.storage.errors import RecordNotFoundError
+from mixseek.storage.models import RoundRecord, as_utc
+
+Conn = duckdb.DuckDBPyConnection
+
+# Rows per statement: bounds the statement's size (and its parameter count) for huge batches.
+MAX_ROWS_PER_STATEMENT = 256
+
+
+def json_text(value: Any) -> str | None:
+    return None if value is None else to_json(value).decode("utf-8")
+
+
+def chunks(items: Sequence[Any], size: int = MAX_ROWS_PER_STATEMENT) -> list[list[Any]]:
+    it = iter(items)
+    return list(iter(lambda: list(islice(it, size)), []))
+
+
+def flat(rows: Sequence[Sequence[object]]) -> list[object]:
+    return [value for row in rows for value in row]
+
+
+def execute_rows(conn: Conn, statement: Callable[[int], str], rows: Sequence[Sequence[object]]) -> None:
+    """Run the multi-row `statement(n)` over `rows`, n rows at a time."""
+    for chunk in chunks(rows):
+        conn.execute(statement(len(chunk)), flat(chunk))
+
+
+def _save_rounds(conn: Conn, records: Sequence[RoundRecord]) -> list[Any]:
+    for chunk in chunks(records):
+        n = len(chunk)
+        keys = flat([(r.execution_id, r.team_id, r.round_number) for r in chunk])
+        for table in sql.ROUND_TABLES:
+            conn.execute(sql.delete_rounds(table, n), keys)
+        conn.execute(
+            sql.insert("round_history", sql.ROUND_HISTORY_INSERT_COLUMNS, n),
+            flat(
+                [
+                    (
+                        r.execution_id,
+                        r.team_id,
+                        r.team_name,
+                        r.round_number,
+                        r.message_history,
+                        json_text(r.member_submissions_record),
+                    )
+                    for r in chunk
+                ]
+            ),
+        )
+        conn.execute(
+            sql.insert("leader_board", sql.LEADER_BOARD_INSERT_COLUMNS, n),
+            flat(
+                [
+                    (
+                        r.execution_id,
+                        r.team_id,
+                        r.team_name,
+                        r.round_number,
+                        r.evaluation_score,
+                        r.evaluation_feedback,
+                        json_text(r.score_details),
+                        r.submission_content,
+                        r.submission_format,
+                        json_text(r.usage_info),
+                    )
+                    for r in chunk
+                ]
+            ),
+        )
+        conn.execute(
+            sql.insert("round_status", sql.ROUND_STATUS_INSERT_COLUMNS, n),
+            flat(
+                [
+                    (
+                        r.execution_id,
+                        r.team_id,
+                        r.round_number,
+                        "completed",
+                        as_utc(r.started_at),
+                        as_utc(r.ended_at),
+                        r.should_continue,
+                        r.judgment_reasoning,
+                        r.judgment_confidence,
+                        r.exit_reason,
+                        None,
+                    )
+                    for r in chunk
+                ]
+            ),
+        )
+        refresh_standings(conn, {(r.execution_id, r.team_id) for r in chunk})
+    return [None] * len(records)
+
+
+def refresh_standings(conn: Conn, teams: set[tuple[str, str]]) -> None:
+    """Rewrite these (execution_id, team_id) teams' standings from the board."""
+    for chunk in chunks(sorted(teams)):
+        params = flat(chunk)
+        for statement in sql.refresh_standings(len(chunk)):
+            conn.execute(statement, params)
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """The decision stored with a saved round."""
+
+    execution_id: str
+    team_id: str
+    round_number: int
+    should_continue: bool
+    reasoning: str | None
+    confidence: float | None
+    exit_reason: str | None
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.execution_id, self.team_id, self.round_number)
+
+
+def _update_judgments(conn: Conn, judgments: Sequence[Judgment]) -> list[Any]:
+    found: set[tuple[str, str, int]] = set()
+    for chunk in chunks(judgments):
+        rows = [(*j.key, j.should_continue, j.reasoning, j.confidence, j.exit_reason) for j in chunk]
+        returned = conn.execute(sql.update_judgments(len(chunk)), flat(rows)).fetchall()
+        found.update((e, t, int(r)) for e, t, r in returned)
+    return [
+        None
+        if j.key in found
+        else RecordNotFoundError(f"no round {j.round_number} of team {j.team_id!r} in {j.execution_id!r}")
+        for j in judgments
+    ]
+
+
+def _run_each(conn: Conn, works: Sequence[Callable[[Conn], Any]]) -> list[Any]:
+    return [work(conn) for work in works]
+
+
+SAVE_ROUND: WriteKind[RoundRecord] = WriteKind(
+    "save_round", _save_rounds, key=lambda r: (r.execution_id, r.team_id, r.round_number)
+)
+JUDGMENT: WriteKind[Judgment] = WriteKind("update_judgment", _update_judgments, key=lambda j: j.key)
+CALL: WriteKind[Callable[[Conn], Any]] = WriteKind("call", _run_each)
