@@ -18,6 +18,12 @@ The ratio wall / lower_bound is the orchestration overhead (issue 4 targets:
 peak RSS is per configuration. Orchestrator settings let every team run at
 once: max_concurrent_teams = T, max_concurrent_requests_per_model = 1024.
 
+Each T also runs once more through bare pydantic-ai agents (`bench/_bare.py`:
+the same calls, the same latency, lock-step rounds, nothing else): the ratio
+no single-process orchestration on pydantic-ai can beat on this machine.
+pydantic-ai 2.x spends 4-6 ms of CPU per agent run here, and with T teams the
+runs of one phase all become ready at once, so the bare ratio grows with T.
+
 Besides the main table it prints where the time between model calls went
 (per phase: mean / max over all team rounds), the critical path per round,
 and every store operation's count and awaited time, and the time spent on

@@ -110,6 +110,10 @@ class UsageLedger:
         self._saved = len(self.entries)
         return fresh
 
+    def take_unsaved_rows(self) -> list[dict[str, object]]:
+        """`take_unsaved` in the form `AggregationStore.record_model_calls` stores."""
+        return [entry.as_row() for entry in self.take_unsaved()]
+
     def record(self, site: str, model: str, usage: RunUsage) -> None:
         scope = _scope.get()
         entry = LedgerEntry(

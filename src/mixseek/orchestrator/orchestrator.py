@@ -1,14 +1,16 @@
 """Running every team over rounds with a round barrier, and resuming an interrupted execution.
 
 State lives in the store, not in memory: what a round produced is saved when
-the round ends, and the decision to go on is saved right after. `_drive`
-walks rounds 1..max_rounds and does only what the store does not have yet, so
-a fresh run and a resumed one follow the same path and give the same board.
+the round ends, and the decision to go on is saved right after (without the
+next round waiting for it: see `background`). `_drive` walks rounds
+1..max_rounds and does only what the store does not have yet, so a fresh run
+and a resumed one follow the same path and give the same board.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import time
@@ -19,13 +21,14 @@ from datetime import UTC, datetime
 
 from pydantic_ai import UsageLimitExceeded
 
-from mixseek.agents.leader.agent import LeaderTeam
+from mixseek.agents.leader.agent import LeaderTeam, build_message_serializer
 from mixseek.agents.leader.models import usage_from_dict
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import MixseekError
 from mixseek.evaluator import Evaluator
 from mixseek.llm import wrap_models
 from mixseek.llm.retrying import RetryTiming, retry_timing
+from mixseek.orchestrator.background import BackgroundWrites
 from mixseek.orchestrator.events import Event, EventBus, EventKind, EventSink
 from mixseek.orchestrator.governor import Budget, Governor, ModelLimit
 from mixseek.orchestrator.models import (
@@ -54,6 +57,14 @@ def new_execution_id() -> str:
 
 
 @dataclass
+class RunMemory:
+    """What one run of `_drive` keeps between rounds: the boards it read, the writes in flight."""
+
+    boards: dict[int, RoundSnapshot] = field(default_factory=dict)
+    writes: BackgroundWrites = field(default_factory=BackgroundWrites)
+
+
+@dataclass
 class TeamProgress:
     """What the store says a team has done so far in this execution."""
 
@@ -64,6 +75,10 @@ class TeamProgress:
 
     def alive_at(self, round_number: int) -> bool:
         return self.failed is None and all(self.decisions.get(k) for k in range(1, round_number))
+
+    def best_round(self) -> int:
+        """The round marked final: the best score, the later round on a tie."""
+        return max(self.completed, key=lambda r: (self.completed[r], r))
 
 
 class Orchestrator:
@@ -192,7 +207,9 @@ class Orchestrator:
         slots = asyncio.Semaphore(self.settings.max_concurrent_teams)
         stop: tuple[StopReason, str | None] = ("finished", None)
         rounds_run = 0
-        boards: dict[int, RoundSnapshot] = {}
+        memory = RunMemory()
+        # off the event loop, while the first model calls are in flight
+        serializer = asyncio.ensure_future(asyncio.to_thread(build_message_serializer))
         try:
             async with asyncio.timeout(self.settings.execution_timeout_seconds):
                 for round_number in range(1, self.settings.max_rounds + 1):
@@ -201,7 +218,7 @@ class Orchestrator:
                         break
                     rounds_run = round_number
                     stop = await self._play_round(
-                        execution_id, round_number, alive, controllers, progress, slots, boards
+                        execution_id, round_number, alive, controllers, progress, slots, memory
                     )
                     if stop[0] != "finished":
                         break
@@ -211,12 +228,17 @@ class Orchestrator:
                 f"execution timeout of {self.settings.execution_timeout_seconds:g} s",
             )
         except asyncio.CancelledError:
+            serializer.cancel()
+            await memory.writes.settle()
             await self._flush_usage(execution_id)
             await self._finish(
                 execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds_run, started
             )
             await self.store.aclose()
             raise
+        with contextlib.suppress(Exception):  # a warm-up: the real use reports its own errors
+            await serializer
+        await memory.writes.settle()
         await self._flush_usage(execution_id)
         try:
             return await self._finish(execution_id, user_prompt, progress, stop, rounds_run, started)
@@ -232,7 +254,7 @@ class Orchestrator:
         controllers: dict[str, RoundController],
         progress: dict[str, TeamProgress],
         slots: asyncio.Semaphore,
-        boards: dict[int, RoundSnapshot],
+        memory: RunMemory,
     ) -> tuple[StopReason, str | None]:
         pending = [t for t in alive if round_number not in progress[t].completed]
         if pending:
@@ -240,8 +262,8 @@ class Orchestrator:
             if exceeded is not None:
                 return "budget", str(exceeded)
             self._emit("round_started", execution_id, round_number=round_number, teams=pending)
-            before = await self._snapshot(execution_id, round_number - 1, boards)
-            await self.store.mark_rounds_started(execution_id, round_number, pending)
+            before = await self._snapshot(execution_id, round_number - 1, memory.boards)
+            await memory.writes.start(self.store.mark_rounds_started(execution_id, round_number, pending))
 
             async def play(team_id: str) -> RoundOutcome:
                 async with slots:
@@ -264,6 +286,7 @@ class Orchestrator:
                     return outcome
 
             outcomes = await asyncio.gather(*(play(t) for t in pending))
+            await memory.writes.settle()
             await self._flush_usage(execution_id)
             budget_cut: str | None = None
             for outcome in outcomes:
@@ -281,7 +304,7 @@ class Orchestrator:
         ]
         if not undecided:
             return "finished", None
-        after = await self._snapshot(execution_id, round_number, boards)
+        after = await self._snapshot(execution_id, round_number, memory.boards)
 
         async def decide(team_id: str) -> tuple[str, RoundDecision]:
             async with slots:
@@ -291,6 +314,7 @@ class Orchestrator:
                     max_rounds=self.settings.max_rounds,
                     snapshot=after,
                 )
+                await memory.writes.start(controllers[team_id].record_decision(round_number, decision))
                 self._emit(
                     "team_decided",
                     execution_id,
@@ -331,9 +355,7 @@ class Orchestrator:
     # -- the end --------------------------------------------------------------
 
     async def _flush_usage(self, execution_id: str) -> None:
-        entries = self.governor.ledger.take_unsaved()
-        if entries:
-            await self.store.record_model_calls(execution_id, [e.as_row() for e in entries])
+        await self.store.record_model_calls(execution_id, self.governor.ledger.take_unsaved_rows())
 
     async def _finish(
         self,
@@ -345,13 +367,13 @@ class Orchestrator:
         started: float,
     ) -> ExecutionSummary:
         self._emit("execution_stopping", execution_id, reason=stop[0], detail=stop[1])
+        best_rounds = {t: team.best_round() for t, team in progress.items() if team.completed}
+        # all at once: the store writes them in one transaction
+        await asyncio.gather(*(self.store.mark_final(execution_id, t, r) for t, r in best_rounds.items()))
         teams: list[TeamSummary] = []
         for team_id, team in progress.items():
             name = self.teams[team_id].config.team_name
-            best_round: int | None = None
-            if team.completed:
-                best_round = max(team.completed, key=lambda r: (team.completed[r], r))
-                await self.store.mark_final(execution_id, team_id, best_round)
+            best_round = best_rounds.get(team_id)
             teams.append(
                 TeamSummary(
                     team_id=team_id,

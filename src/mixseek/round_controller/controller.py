@@ -9,11 +9,12 @@ from typing import Any
 
 from pydantic_ai import UsageLimitExceeded
 
-from mixseek.agents.leader.agent import LeaderTeam
+from mixseek.agents.leader.agent import LeaderTeam, TeamRunResult
 from mixseek.agents.leader.models import usage_to_dict
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
+from mixseek.evaluator.models import EvaluationResult
 from mixseek.orchestrator.governor import Governor, call_scope
 from mixseek.prompt_builder.models import RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
@@ -150,22 +151,12 @@ class RoundController:
         if self.governor is not None:
             usage["by_site"] = self.governor.ledger.by_site(self.team_id, round_number)
         ended = _now()
-        await self.store.save_round(
-            RoundRecord(
-                execution_id=self.execution_id,
-                team_id=self.team_id,
-                team_name=self.team_name,
-                round_number=round_number,
-                submission_content=team_result.output,
-                evaluation_score=evaluation.overall_score,
-                evaluation_feedback=evaluation.feedback,
-                score_details=evaluation.score_details,
-                usage_info=usage,
-                message_history=team_result.messages_json(),
-                member_submissions_record=team_result.record.stored_json(),
-                started_at=started,
-                ended_at=ended,
-            )
+        # Usage first, in the same batch of writes: a reader who sees the round on the
+        # board sees what it cost.
+        usage_rows = self.governor.ledger.take_unsaved_rows() if self.governor else []
+        record = self._round_record(round_number, started, ended, team_result, evaluation, usage)
+        await asyncio.gather(
+            self.store.record_model_calls(self.execution_id, usage_rows), self.store.save_round(record)
         )
         return self._outcome(
             round_number,
@@ -180,18 +171,45 @@ class RoundController:
             member_failures=team_result.record.failure_count,
         )
 
+    def _round_record(
+        self,
+        round_number: int,
+        started: datetime,
+        ended: datetime,
+        team_result: TeamRunResult,
+        evaluation: EvaluationResult,
+        usage: dict[str, Any],
+    ) -> RoundRecord:
+        return RoundRecord(
+            execution_id=self.execution_id,
+            team_id=self.team_id,
+            team_name=self.team_name,
+            round_number=round_number,
+            submission_content=team_result.output,
+            evaluation_score=evaluation.overall_score,
+            evaluation_feedback=evaluation.feedback,
+            score_details=evaluation.score_details,
+            usage_info=usage,
+            message_history=team_result.messages_json(),
+            member_submissions_record=team_result.record.stored_json(),
+            started_at=started,
+            ended_at=ended,
+        )
+
     async def decide(
         self, round_number: int, *, min_rounds: int, max_rounds: int, snapshot: RoundSnapshot
     ) -> RoundDecision:
-        """Whether the team plays round `round_number + 1`; the decision is stored with the round.
+        """Whether the team plays round `round_number + 1` (`record_decision` stores it).
 
         `snapshot` is the board after round `round_number`."""
         if round_number < min_rounds:
-            decision = RoundDecision(should_continue=True, reason="min_rounds")
-        elif round_number >= max_rounds and not self.judgment_settings.judge_on_final_round:
-            decision = RoundDecision(should_continue=False, reason="max_rounds")
-        else:
-            decision = await self._judge(round_number, final=round_number >= max_rounds, snapshot=snapshot)
+            return RoundDecision(should_continue=True, reason="min_rounds")
+        if round_number >= max_rounds and not self.judgment_settings.judge_on_final_round:
+            return RoundDecision(should_continue=False, reason="max_rounds")
+        return await self._judge(round_number, final=round_number >= max_rounds, snapshot=snapshot)
+
+    async def record_decision(self, round_number: int, decision: RoundDecision) -> None:
+        """Store the decision with its saved round."""
         await self.store.update_judgment(
             self.execution_id,
             self.team_id,
@@ -201,7 +219,6 @@ class RoundController:
             confidence=decision.confidence,
             exit_reason=None if decision.should_continue else decision.reason,
         )
-        return decision
 
     async def _judge(self, round_number: int, *, final: bool, snapshot: RoundSnapshot) -> RoundDecision:
         with call_scope(self.team_id, round_number):
