@@ -11,6 +11,8 @@ import duckdb
 import pytest
 
 from mixseek.storage import AggregationStore, RecordNotFoundError
+from mixseek.storage._round_writes import JUDGMENT, MODEL_CALLS, SAVE_ROUND, Judgment
+from mixseek.storage._write_queue import _groups, _Request
 
 from .support import count_rows, record, unchecked_record
 
@@ -123,3 +125,29 @@ async def test_the_store_works_across_event_loops(db_path: Path) -> None:
         "team-a",
     ]
     await store.aclose()
+
+
+async def test_batch_grouping_keeps_order_and_lets_usage_rows_join_up() -> None:
+    """Saves separated only by usage rows share one statement; a repeated round starts a new one."""
+    loop = asyncio.get_running_loop()
+    a1, b1 = record("team-a", 1), record("team-b", 1)
+    judgment = Judgment("exec-1", "team-a", 1, True, None, None, None)
+    batch = [
+        _Request(kind, payload, loop.create_future())
+        for kind, payload in (
+            (SAVE_ROUND, a1),
+            (MODEL_CALLS, [["row"]]),
+            (SAVE_ROUND, b1),
+            (MODEL_CALLS, [["row"]]),
+            (SAVE_ROUND, a1),
+            (JUDGMENT, judgment),
+            (MODEL_CALLS, [["row"]]),
+        )
+    ]
+
+    assert [(kind.name, members) for kind, members in _groups(batch)] == [
+        ("save_round", [0, 2]),
+        ("record_model_calls", [1, 3, 6]),
+        ("save_round", [4]),
+        ("update_judgment", [5]),
+    ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from typing import Any
 
@@ -151,6 +152,12 @@ def _update_judgments(conn: Conn, judgments: Sequence[Judgment]) -> list[Any]:
     ]
 
 
+def _insert_model_calls(conn: Conn, batches: Sequence[Sequence[Sequence[object]]]) -> list[Any]:
+    statement = partial(sql.insert, "model_calls", sql.MODEL_CALL_INSERT_COLUMNS)
+    execute_rows(conn, statement, [row for rows in batches for row in rows])
+    return [None] * len(batches)
+
+
 def _run_each(conn: Conn, works: Sequence[Callable[[Conn], Any]]) -> list[Any]:
     return [work(conn) for work in works]
 
@@ -159,4 +166,8 @@ SAVE_ROUND: WriteKind[RoundRecord] = WriteKind(
     "save_round", _save_rounds, key=lambda r: (r.execution_id, r.team_id, r.round_number)
 )
 JUDGMENT: WriteKind[Judgment] = WriteKind("update_judgment", _update_judgments, key=lambda j: j.key)
+# usage rows are only ever appended, and nothing a write does depends on them
+MODEL_CALLS: WriteKind[Sequence[Sequence[object]]] = WriteKind(
+    "record_model_calls", _insert_model_calls, commutes=True
+)
 CALL: WriteKind[Callable[[Conn], Any]] = WriteKind("call", _run_each)

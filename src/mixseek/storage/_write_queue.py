@@ -32,11 +32,16 @@ Conn = duckdb.DuckDBPyConnection
 class WriteKind(Generic[P]):
     """How to run consecutive writes of one kind: `write` returns one outcome per
     payload (a value, or an exception only that caller sees); `key` says which
-    payloads may not share one multi-row statement (two saves of one round)."""
+    payloads may not share one multi-row statement (two saves of one round).
+
+    A kind that `commutes` touches nothing another write reads or changes
+    (appending usage rows, say): all its writes in a batch run together, where
+    the first of them stood, so they do not split the runs of other kinds."""
 
     name: str
     write: Callable[[Conn, Sequence[P]], list[Any]]
     key: Callable[[P], object] | None = None
+    commutes: bool = False
 
 
 @dataclass
@@ -100,26 +105,38 @@ class WriteQueue:
 
 
 def _run_groups(conn: Conn, batch: Sequence[_Request]) -> list[Any]:
-    """Outcomes of `batch` in order; consecutive requests of one kind run together."""
-    outcomes: list[Any] = []
-    for kind, payloads in _groups(batch):
-        results = kind.write(conn, payloads)
-        if len(results) != len(payloads):
-            raise RuntimeError(f"{kind.name}: {len(results)} outcomes for {len(payloads)} writes")
-        outcomes.extend(results)
+    """Outcomes of `batch`, in its order."""
+    outcomes: list[Any] = [None] * len(batch)
+    for kind, members in _groups(batch):
+        results = kind.write(conn, [batch[i].payload for i in members])
+        if len(results) != len(members):
+            raise RuntimeError(f"{kind.name}: {len(results)} outcomes for {len(members)} writes")
+        for i, result in zip(members, results, strict=True):
+            outcomes[i] = result
     return outcomes
 
 
-def _groups(batch: Sequence[_Request]) -> list[tuple[WriteKind[Any], list[Any]]]:
-    groups: list[tuple[WriteKind[Any], list[Any]]] = []
+def _groups(batch: Sequence[_Request]) -> list[tuple[WriteKind[Any], list[int]]]:
+    """Which requests (by index) run together, in running order: runs of one kind,
+    split where a key repeats; every request of a commuting kind in one group."""
+    groups: list[tuple[WriteKind[Any], list[int]]] = []
+    commuting: dict[str, list[int]] = {}
     keys: set[object] = set()
-    for request in batch:
+    current: WriteKind[Any] | None = None
+    members: list[int] = []
+    for index, request in enumerate(batch):
         kind = request.kind
+        if kind.commutes:
+            if kind.name not in commuting:
+                commuting[kind.name] = []
+                groups.append((kind, commuting[kind.name]))
+            commuting[kind.name].append(index)
+            continue
         key = kind.key(request.payload) if kind.key is not None else None
-        if not groups or groups[-1][0] is not kind or (key is not None and key in keys):
-            groups.append((kind, []))
-            keys = set()
-        groups[-1][1].append(request.payload)
+        if current is not kind or (key is not None and key in keys):
+            current, keys, members = kind, set(), []
+            groups.append((kind, members))
+        members.append(index)
         if key is not None:
             keys.add(key)
     return groups

@@ -23,7 +23,6 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self, TypeVar
@@ -34,7 +33,15 @@ from mixseek.errors import ConfigError
 from mixseek.round_controller.models import RoundState
 from mixseek.storage import _sql as sql
 from mixseek.storage._connection import Connector
-from mixseek.storage._round_writes import CALL, JUDGMENT, SAVE_ROUND, Judgment, execute_rows, json_text
+from mixseek.storage._round_writes import (
+    CALL,
+    JUDGMENT,
+    MODEL_CALLS,
+    SAVE_ROUND,
+    Judgment,
+    execute_rows,
+    json_text,
+)
 from mixseek.storage._write_queue import WriteKind, WriteQueue
 from mixseek.storage.errors import RecordNotFoundError, StorageError, StoreBusyError
 from mixseek.storage.models import (
@@ -257,8 +264,7 @@ class AggregationStore:
         if not rows:
             return
 
-        statement = partial(sql.insert, "model_calls", sql.MODEL_CALL_INSERT_COLUMNS)
-        await self._call(lambda conn: execute_rows(conn, statement, rows), write=True)
+        await self._write(MODEL_CALLS, rows)
 
     async def get_usage_totals(
         self, execution_id: str, *, team_id: str | None = None, round_number: int | None = None
