@@ -46,69 +46,63 @@ def execute_rows(conn: Conn, statement: Callable[[int], str], rows: Sequence[Seq
         conn.execute(statement(len(chunk)), flat(chunk))
 
 
+def _history_row(r: RoundRecord) -> tuple[object, ...]:
+    return (
+        r.execution_id,
+        r.team_id,
+        r.team_name,
+        r.round_number,
+        r.message_history,
+        json_text(r.member_submissions_record),
+    )
+
+
+def _board_row(r: RoundRecord) -> tuple[object, ...]:
+    return (
+        r.execution_id,
+        r.team_id,
+        r.team_name,
+        r.round_number,
+        r.evaluation_score,
+        r.evaluation_feedback,
+        json_text(r.score_details),
+        r.submission_content,
+        r.submission_format,
+        json_text(r.usage_info),
+    )
+
+
+def _status_row(r: RoundRecord) -> tuple[object, ...]:
+    return (
+        r.execution_id,
+        r.team_id,
+        r.round_number,
+        "completed",
+        as_utc(r.started_at),
+        as_utc(r.ended_at),
+        r.should_continue,
+        r.judgment_reasoning,
+        r.judgment_confidence,
+        r.exit_reason,
+        None,
+    )
+
+
+_ROUND_ROWS: tuple[tuple[str, str, Callable[[RoundRecord], tuple[object, ...]]], ...] = (
+    ("round_history", sql.ROUND_HISTORY_INSERT_COLUMNS, _history_row),
+    ("leader_board", sql.LEADER_BOARD_INSERT_COLUMNS, _board_row),
+    ("round_status", sql.ROUND_STATUS_INSERT_COLUMNS, _status_row),
+)
+
+
 def _save_rounds(conn: Conn, records: Sequence[RoundRecord]) -> list[Any]:
+    """Replace the rows of these rounds (their keys are distinct) and their teams' standings."""
     for chunk in chunks(records):
-        n = len(chunk)
         keys = flat([(r.execution_id, r.team_id, r.round_number) for r in chunk])
         for table in sql.ROUND_TABLES:
-            conn.execute(sql.delete_rounds(table, n), keys)
-        conn.execute(
-            sql.insert("round_history", sql.ROUND_HISTORY_INSERT_COLUMNS, n),
-            flat(
-                [
-                    (
-                        r.execution_id,
-                        r.team_id,
-                        r.team_name,
-                        r.round_number,
-                        r.message_history,
-                        json_text(r.member_submissions_record),
-                    )
-                    for r in chunk
-                ]
-            ),
-        )
-        conn.execute(
-            sql.insert("leader_board", sql.LEADER_BOARD_INSERT_COLUMNS, n),
-            flat(
-                [
-                    (
-                        r.execution_id,
-                        r.team_id,
-                        r.team_name,
-                        r.round_number,
-                        r.evaluation_score,
-                        r.evaluation_feedback,
-                        json_text(r.score_details),
-                        r.submission_content,
-                        r.submission_format,
-                        json_text(r.usage_info),
-                    )
-                    for r in chunk
-                ]
-            ),
-        )
-        conn.execute(
-            sql.insert("round_status", sql.ROUND_STATUS_INSERT_COLUMNS, n),
-            flat(
-                [
-                    (
-                        r.execution_id,
-                        r.team_id,
-                        r.round_number,
-                        "completed",
-                        as_utc(r.started_at),
-                        as_utc(r.ended_at),
-                        r.should_continue,
-                        r.judgment_reasoning,
-                        r.judgment_confidence,
-                        r.exit_reason,
-                        None,
-                    )
-                    for r in chunk
-                ]
-            ),
-        )
+            conn.execute(sql.delete_rounds(table, len(chunk)), keys)
+        for table, columns, row in _ROUND_ROWS:
+            conn.execute(sql.insert(table, columns, len(chunk)), flat([row(r) for r in chunk]))
         refresh_standings(conn, {(r.execution_id, r.team_id) for r in chunk})
     return [None] * len(records)
 

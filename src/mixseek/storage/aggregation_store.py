@@ -3,7 +3,9 @@
 Every public method is a coroutine that runs its DuckDB work in a worker
 thread, so the event loop never waits on disk or on a lock. Connection
 lifetime (why the file is opened on demand and closed when idle) is
-explained in `_connection`; retries on another process's lock in `retry`.
+explained in `_connection`; retries on another process's lock in `retry`;
+why writes that arrive together share a transaction in `_write_queue`. A
+store serves one event loop at a time (each `asyncio.run` may be another).
 
 Ranking reads `team_standings`, a per-team summary rewritten in the same
 transaction as the leader_board row it derives from. The direct aggregate
@@ -261,10 +263,8 @@ class AggregationStore:
             ]
             for c in calls
         ]
-        if not rows:
-            return
-
-        await self._write(MODEL_CALLS, rows)
+        if rows:
+            await self._write(MODEL_CALLS, rows)
 
     async def get_usage_totals(
         self, execution_id: str, *, team_id: str | None = None, round_number: int | None = None
