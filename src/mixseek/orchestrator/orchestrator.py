@@ -1,10 +1,9 @@
 """Running every team over rounds with a round barrier, and resuming an interrupted execution.
 
 State lives in the store, not in memory: what a round produced is saved when
-the round ends, and the decision to go on is saved right after (without the
-next round waiting for it: see `background`). `_drive` walks rounds
-1..max_rounds and does only what the store does not have yet, so a fresh run
-and a resumed one follow the same path and give the same board.
+the round ends, and the decision to go on is saved right after. `_drive`
+walks rounds 1..max_rounds and does only what the store does not have yet, so
+a fresh run and a resumed one follow the same path and give the same board.
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from mixseek.errors import MixseekError
 from mixseek.evaluator import Evaluator
 from mixseek.llm import wrap_models
 from mixseek.llm.retrying import RetryTiming, retry_timing
-from mixseek.orchestrator.background import BackgroundWrites
 from mixseek.orchestrator.events import Event, EventBus, EventKind, EventSink
 from mixseek.orchestrator.governor import Budget, Governor, ModelLimit
 from mixseek.orchestrator.models import (
@@ -54,14 +52,6 @@ def usage_cost(totals: dict[str, object]) -> float | None:
 
 def new_execution_id() -> str:
     return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
-
-
-@dataclass
-class RunMemory:
-    """What one run of `_drive` keeps between rounds: the boards it read, the writes in flight."""
-
-    boards: dict[int, RoundSnapshot] = field(default_factory=dict)
-    writes: BackgroundWrites = field(default_factory=BackgroundWrites)
 
 
 @dataclass
@@ -207,7 +197,7 @@ class Orchestrator:
         slots = asyncio.Semaphore(self.settings.max_concurrent_teams)
         stop: tuple[StopReason, str | None] = ("finished", None)
         rounds_run = 0
-        memory = RunMemory()
+        boards: dict[int, RoundSnapshot] = {}
         # off the event loop, while the first model calls are in flight
         serializer = asyncio.ensure_future(asyncio.to_thread(build_message_serializer))
         try:
@@ -218,7 +208,7 @@ class Orchestrator:
                         break
                     rounds_run = round_number
                     stop = await self._play_round(
-                        execution_id, round_number, alive, controllers, progress, slots, memory
+                        execution_id, round_number, alive, controllers, progress, slots, boards
                     )
                     if stop[0] != "finished":
                         break
@@ -229,7 +219,6 @@ class Orchestrator:
             )
         except asyncio.CancelledError:
             serializer.cancel()
-            await memory.writes.settle()
             await self._flush_usage(execution_id)
             await self._finish(
                 execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds_run, started
@@ -238,7 +227,6 @@ class Orchestrator:
             raise
         with contextlib.suppress(Exception):  # a warm-up: the real use reports its own errors
             await serializer
-        await memory.writes.settle()
         await self._flush_usage(execution_id)
         try:
             return await self._finish(execution_id, user_prompt, progress, stop, rounds_run, started)
@@ -254,7 +242,7 @@ class Orchestrator:
         controllers: dict[str, RoundController],
         progress: dict[str, TeamProgress],
         slots: asyncio.Semaphore,
-        memory: RunMemory,
+        boards: dict[int, RoundSnapshot],
     ) -> tuple[StopReason, str | None]:
         pending = [t for t in alive if round_number not in progress[t].completed]
         if pending:
@@ -262,8 +250,8 @@ class Orchestrator:
             if exceeded is not None:
                 return "budget", str(exceeded)
             self._emit("round_started", execution_id, round_number=round_number, teams=pending)
-            before = await self._snapshot(execution_id, round_number - 1, memory.boards)
-            await memory.writes.start(self.store.mark_rounds_started(execution_id, round_number, pending))
+            before = await self._snapshot(execution_id, round_number - 1, boards)
+            await self.store.mark_rounds_started(execution_id, round_number, pending)
 
             async def play(team_id: str) -> RoundOutcome:
                 async with slots:
@@ -286,7 +274,6 @@ class Orchestrator:
                     return outcome
 
             outcomes = await asyncio.gather(*(play(t) for t in pending))
-            await memory.writes.settle()
             await self._flush_usage(execution_id)
             budget_cut: str | None = None
             for outcome in outcomes:
@@ -304,7 +291,7 @@ class Orchestrator:
         ]
         if not undecided:
             return "finished", None
-        after = await self._snapshot(execution_id, round_number, memory.boards)
+        after = await self._snapshot(execution_id, round_number, boards)
 
         async def decide(team_id: str) -> tuple[str, RoundDecision]:
             async with slots:
@@ -314,7 +301,7 @@ class Orchestrator:
                     max_rounds=self.settings.max_rounds,
                     snapshot=after,
                 )
-                await memory.writes.start(controllers[team_id].record_decision(round_number, decision))
+                await controllers[team_id].record_decision(round_number, decision)
                 self._emit(
                     "team_decided",
                     execution_id,
