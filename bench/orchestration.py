@@ -23,6 +23,9 @@ the same calls, the same latency, lock-step rounds, nothing else): the ratio
 no single-process orchestration on pydantic-ai can beat on this machine.
 pydantic-ai 2.x spends 4-6 ms of CPU per agent run here, and with T teams the
 runs of one phase all become ready at once, so the bare ratio grows with T.
+`bare/Np` shares the bare workload's teams out over N processes running at
+once (default: one per CPU): the best that running teams in worker processes
+could give on this machine.
 
 Besides the main table it prints where the time between model calls went
 (per phase: mean / max over all team rounds), the critical path per round,
@@ -34,7 +37,7 @@ wrapped, not changed). Then one JSON line:
 
 Run: python bench/orchestration.py [--teams 1,8,64] [--rounds 3] [--members 2] [--metrics 3]
          [--latency 0.1] [--repeat 1] [--sink jsonl|none] [--profile DIR]
-         [--idle-close SECONDS] [--threads N]
+         [--idle-close SECONDS] [--threads N] [--no-bare] [--bare-processes N]
 
 --repeat N runs each T N times (fresh processes) and reports the median run;
 --idle-close and --threads are what-if knobs (the store's idle_close_seconds,
@@ -332,7 +335,7 @@ def run_bare_child(args: argparse.Namespace) -> dict[str, Any]:
 # -- the parent: one subprocess per T ---------------------------------------------
 
 
-def spawn(args: argparse.Namespace, teams: int, *, bare: bool = False) -> dict[str, Any]:
+def _command(args: argparse.Namespace, teams: int, *, bare: bool) -> list[str]:
     command = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -359,15 +362,43 @@ def spawn(args: argparse.Namespace, teams: int, *, bare: bool = False) -> dict[s
     elif args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
         command += ["--profile", str(Path(args.profile) / f"orchestration-T{teams}.prof")]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if args.profile:
-        sys.stderr.write(done.stderr)
-    lines = [line for line in done.stdout.splitlines() if line.startswith(RESULT_MARK)]
-    if done.returncode != 0 or not lines:
-        sys.stderr.write(done.stderr)
-        raise SystemExit(f"child for T={teams} failed (exit {done.returncode})")
+    return command
+
+
+def _result(teams: int, returncode: int, stdout: str, stderr: str) -> dict[str, Any]:
+    lines = [line for line in stdout.splitlines() if line.startswith(RESULT_MARK)]
+    if returncode != 0 or not lines:
+        sys.stderr.write(stderr)
+        raise SystemExit(f"child for T={teams} failed (exit {returncode})")
     result: dict[str, Any] = json.loads(lines[-1][len(RESULT_MARK) :])
     return result
+
+
+def spawn(args: argparse.Namespace, teams: int, *, bare: bool = False) -> dict[str, Any]:
+    done = subprocess.run(_command(args, teams, bare=bare), capture_output=True, text=True, check=False)
+    if args.profile and not bare:
+        sys.stderr.write(done.stderr)
+    return _result(teams, done.returncode, done.stdout, done.stderr)
+
+
+def spawn_bare_split(args: argparse.Namespace, teams: int, processes: int) -> dict[str, Any]:
+    """The bare workload with its teams shared out over `processes` processes running at once:
+    what spreading teams over processes could give at best (no barrier between processes)."""
+    shares = [teams // processes + (i < teams % processes) for i in range(processes)]
+    children = [
+        subprocess.Popen(
+            _command(args, share, bare=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for share in shares
+        if share
+    ]
+    walls = []
+    for share, child in zip(shares, children, strict=False):
+        out, err = child.communicate()
+        walls.append(_result(share, child.returncode, out, err)["wall_s"])
+    wall = max(walls)
+    ratio = round(wall / lower_bound(args.rounds, args.latency), 4)
+    return {"processes": len(children), "wall_s": wall, "ratio": ratio}
 
 
 def median_run(args: argparse.Namespace, teams: int) -> dict[str, Any]:
@@ -379,6 +410,12 @@ def median_run(args: argparse.Namespace, teams: int) -> dict[str, Any]:
     if not args.no_bare:
         bare = sorted((spawn(args, teams, bare=True) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
         result["bare"] = bare[len(bare) // 2]
+        if args.bare_processes > 1 and teams > 1:
+            split = sorted(
+                (spawn_bare_split(args, teams, args.bare_processes) for _ in range(args.repeat)),
+                key=lambda r: r["wall_s"],
+            )
+            result["bare_split"] = split[len(split) // 2]
     return result
 
 
@@ -403,8 +440,8 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
     )
     print()
     columns = ("T", "wall s", "bound s", "ratio", "runs: ratios", "target", "calls", "RSS MB", "CPU s")
-    columns += ("loop CPU", "bare ratio", "bare CPU")
-    widths = (4, 8, 8, 7, 15, 7, 6, 7, 7, 9, 11, 9)
+    columns += ("loop CPU", "bare ratio", "bare CPU", f"bare/{args.bare_processes}p")
+    widths = (4, 8, 8, 7, 15, 7, 6, 7, 7, 9, 11, 9, 9)
     header = " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
     print(header)
     print("-" * len(header))
@@ -424,13 +461,19 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
             f"{r['loop_thread_cpu_s']:.2f}",
             f"{r['bare']['ratio']:.3f}" if "bare" in r else "-",
             f"{r['bare']['cpu_s']:.2f}" if "bare" in r else "-",
+            f"{r['bare_split']['ratio']:.3f}" if "bare_split" in r else "-",
         )
         mark = "" if target is None else ("  ok" if r["ratio"] <= target else "  MISS")
         print(" ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)) + mark)
     if any("bare" in r for r in results):
         print(
             "bare: the same calls through plain pydantic-ai agents in one process, lock-step rounds,"
-            " no store/prompts/events (bench/_bare.py): the floor of any single-process orchestration"
+            " no store/prompts/events (bench/_bare.py): the floor of any single-process orchestration;"
+        )
+        print(
+            f"bare/{args.bare_processes}p: the same with the teams shared out over {args.bare_processes}"
+            " processes at once (no barrier between them): the best that spreading teams over processes"
+            " could give here"
         )
     print()
     print("where the time between model calls went (ms; mean / max over team rounds):")
@@ -513,6 +556,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=1, help="runs per T; the median run is reported")
     parser.add_argument(
         "--no-bare", action="store_true", help="skip the bare pydantic-ai run of each T (the floor)"
+    )
+    parser.add_argument(
+        "--bare-processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="also run the bare workload shared out over this many processes (default: CPUs)",
     )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
