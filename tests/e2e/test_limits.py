@@ -36,6 +36,23 @@ def test_request_budget_reached_between_rounds_starts_no_new_round(tmp_path: Pat
     assert {t["exit_reason"] for t in summary["teams"]} == {"budget"}  # type: ignore[union-attr]
 
 
+def test_request_budget_reached_before_the_judgments_stops_for_the_budget(
+    tmp_path: Path, runner: CliRunner
+) -> None:
+    # round 1 takes exactly 16 requests; the judgments after it would be the 17th and on
+    ws = write_workspace(tmp_path / "ws", extra="max_requests = 16")
+    code, summary = run(runner, ws, World())
+    assert code == 0
+    assert summary["stop_reason"] == "budget"
+    assert summary["stop_detail"] == "budget max_requests = 16 reached (16 spent)"
+    assert {t["exit_reason"] for t in summary["teams"]} == {"budget"}  # type: ignore[union-attr]
+    db = ws / "mixseek.db"
+    assert rows(db, "SELECT count(*) FROM leader_board WHERE round_number = 1") == [(3,)]
+    # no judgment was made, so none is stored: a resume judges round 1 again
+    assert rows(db, "SELECT count(*) FROM round_status WHERE should_continue IS NOT NULL") == [(0,)]
+    assert rows(db, "SELECT sum(requests) FROM model_calls") == [(16,)]
+
+
 def test_token_budget_cuts_running_work_at_the_limit(tmp_path: Path, runner: CliRunner) -> None:
     ws = write_workspace(tmp_path / "ws", extra="max_total_tokens = 1400")
     code, summary = run(runner, ws, World())

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
-from pydantic_ai import Agent, RunUsage
+from pydantic_ai import Agent, RunUsage, UsageLimitExceeded
 
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.errors import MixseekError, describe_exception
@@ -67,6 +67,8 @@ class JudgmentClient:
         prompt = await self.render_prompt(context)
         try:
             result = await self.agent.run(prompt)
+        except UsageLimitExceeded:
+            raise  # the execution's budget, not this judgment, stopped it
         except Exception as exc:
             raise JudgmentError(exc) from exc
         return JudgmentResult(output=result.output, usage=result.usage)
