@@ -95,14 +95,14 @@ class UsageLedger:
     """Usage of every successful model request, attributed to team, round and call site."""
 
     entries: list[LedgerEntry] = field(default_factory=list)
-    total: RunUsage = field(default_factory=RunUsage)
-    earlier_cost: float = 0.0
+    total: RunUsage = field(default_factory=RunUsage)  # includes what `preload` brought in
     _saved: int = 0
+    # the entries of each (team_id, round_number), for the per-round lookups of every save
+    _by_team_round: dict[tuple[str | None, int | None], list[LedgerEntry]] = field(default_factory=dict)
 
     def preload(self, usage: RunUsage) -> None:
         """Usage an interrupted earlier process already spent in this execution counts towards budgets."""
         self.total.incr(usage)
-        self.earlier_cost += float(usage.cost or 0)
 
     def take_unsaved(self) -> list[LedgerEntry]:
         """Entries not yet handed to the store; each is handed over once."""
@@ -124,16 +124,16 @@ class UsageLedger:
             usage=usage,
         )
         self.entries.append(entry)
+        self._by_team_round.setdefault((entry.team_id, entry.round_number), []).append(entry)
         self.total.incr(usage)
 
     def cost(self) -> float:
-        return self.earlier_cost + float(sum(e.usage.cost or 0 for e in self.entries))
+        return float(self.total.cost or 0)
 
     def for_team_round(self, team_id: str, round_number: int) -> RunUsage:
         total = RunUsage()
-        for entry in self.entries:
-            if entry.team_id == team_id and entry.round_number == round_number:
-                total.incr(entry.usage)
+        for entry in self._by_team_round.get((team_id, round_number), []):
+            total.incr(entry.usage)
         return total
 
     def by_site(
@@ -141,7 +141,12 @@ class UsageLedger:
     ) -> dict[str, dict[str, object]]:
         """Summed usage per call site (e.g. "leader of team 'a'", "evaluator metric 'coverage'")."""
         sums: dict[str, RunUsage] = {}
-        for entry in self.entries:
+        entries = (
+            self._by_team_round.get((team_id, round_number), [])
+            if team_id is not None and round_number is not None
+            else self.entries
+        )
+        for entry in entries:
             if team_id is not None and entry.team_id != team_id:
                 continue
             if round_number is not None and entry.round_number != round_number:
@@ -155,8 +160,8 @@ class UsageLedger:
             return BudgetExceeded("max_total_tokens", budget.max_total_tokens, total.total_tokens)
         if budget.max_requests is not None and total.requests >= budget.max_requests:
             return BudgetExceeded("max_requests", budget.max_requests, total.requests)
-        if budget.max_cost_usd is not None and self.cost() >= budget.max_cost_usd:
-            return BudgetExceeded("max_cost_usd", budget.max_cost_usd, self.cost())
+        if budget.max_cost_usd is not None and (cost := self.cost()) >= budget.max_cost_usd:
+            return BudgetExceeded("max_cost_usd", budget.max_cost_usd, cost)
         return None
 
 
