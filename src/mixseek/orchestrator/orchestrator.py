@@ -265,10 +265,7 @@ class Orchestrator:
                         status=outcome.status,
                         score=outcome.score,
                         error=outcome.error,
-                        tokens=outcome.usage.get("team", {}).get("input_tokens", 0)
-                        + outcome.usage.get("team", {}).get("output_tokens", 0)
-                        + outcome.usage.get("evaluation", {}).get("input_tokens", 0)
-                        + outcome.usage.get("evaluation", {}).get("output_tokens", 0),
+                        tokens=outcome.tokens,
                         elapsed=round(outcome.elapsed_seconds, 3),
                     )
                     return outcome

@@ -46,6 +46,15 @@ class RoundOutcome(BaseModel):
     def elapsed_seconds(self) -> float:
         return (self.ended_at - self.started_at).total_seconds()
 
+    @property
+    def tokens(self) -> int:
+        """Input and output tokens of the team's run and of its evaluation."""
+        return sum(
+            int(self.usage.get(part, {}).get(kind, 0))
+            for part in ("team", "evaluation")
+            for kind in ("input_tokens", "output_tokens")
+        )
+
 
 class RoundDecision(BaseModel):
     """Whether a team goes on after a round, and why."""
