@@ -169,7 +169,6 @@ class Orchestrator:
             prompt_builder=self.prompt_builder,
             evaluator=self.evaluator,
             judgment=self.judgment,
-            judgment_settings=self.config.judgment.value,
             governor=self.governor,
             timeout_seconds=self.settings.timeout_per_team_seconds,
         )

@@ -11,7 +11,6 @@ from pydantic_ai import UsageLimitExceeded
 
 from mixseek.agents.leader.agent import LeaderTeam, TeamRunResult
 from mixseek.agents.leader.models import usage_to_dict
-from mixseek.config.judgment import JudgmentSettings
 from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.evaluator.models import EvaluationResult
@@ -53,7 +52,6 @@ class RoundController:
         prompt_builder: PromptBuilder,
         evaluator: Evaluator,
         judgment: JudgmentClient,
-        judgment_settings: JudgmentSettings,
         governor: Governor | None = None,
         timeout_seconds: float | None = None,
     ) -> None:
@@ -64,7 +62,6 @@ class RoundController:
         self.prompt_builder = prompt_builder
         self.evaluator = evaluator
         self.judgment = judgment
-        self.judgment_settings = judgment_settings
         self.governor = governor
         self.timeout_seconds = timeout_seconds
 
@@ -167,8 +164,6 @@ class RoundController:
             feedback=evaluation.feedback,
             submission=team_result.output,
             usage=usage,
-            member_successes=team_result.record.success_count,
-            member_failures=team_result.record.failure_count,
         )
 
     def _round_record(
@@ -204,7 +199,7 @@ class RoundController:
         `snapshot` is the board after round `round_number`."""
         if round_number < min_rounds:
             return RoundDecision(should_continue=True, reason="min_rounds")
-        if round_number >= max_rounds and not self.judgment_settings.judge_on_final_round:
+        if round_number >= max_rounds and not self.judgment.settings.judge_on_final_round:
             return RoundDecision(should_continue=False, reason="max_rounds")
         return await self._judge(round_number, final=round_number >= max_rounds, snapshot=snapshot)
 
@@ -233,18 +228,10 @@ class RoundController:
                     should_continue=False, reason="judgment_failed", reasoning=describe_exception(exc)
                 )
         out = result.output
-        if final:
-            return RoundDecision(
-                should_continue=False,
-                reason="max_rounds",
-                reasoning=out.reasoning,
-                confidence=out.confidence_score,
-                judged=True,
-            )
+        # on the final round the verdict is recorded, but the round limit decides
         return RoundDecision(
-            should_continue=out.should_continue,
-            reason="judgment",
+            should_continue=out.should_continue and not final,
+            reason="max_rounds" if final else "judgment",
             reasoning=out.reasoning,
             confidence=out.confidence_score,
-            judged=True,
         )

@@ -37,8 +37,6 @@ class RoundOutcome(BaseModel):
     submission: str | None = None
     error: str | None = None
     usage: dict[str, Any] = Field(default_factory=dict)
-    member_successes: int = 0
-    member_failures: int = 0
     started_at: datetime
     ended_at: datetime
 
@@ -63,7 +61,6 @@ class RoundDecision(BaseModel):
     reason: Literal["min_rounds", "max_rounds", "judgment", "judgment_failed"]
     reasoning: str | None = None
     confidence: float | None = None
-    judged: bool = False
 
 
 class RoundSnapshot(BaseModel):
