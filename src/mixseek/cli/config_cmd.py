@@ -13,22 +13,18 @@ from rich.markup import escape
 from rich.table import Table
 
 from mixseek.cli.console import stderr_console, stdout_console
-from mixseek.cli.errors import EXIT_FAILURE, cli_errors
-from mixseek.cli.options import WorkspaceOption
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
+from mixseek.cli.options import OrchestratorOption, WorkspaceOption
+from mixseek.cli.render import check_output_format, print_json
 from mixseek.config.bundle import ExecutionConfig, collect_execution_config, load_execution_config
 from mixseek.config.loader import Loaded
 from mixseek.config.scaffold import CONFIG_KINDS, DEFAULT_SAMPLE_MODEL, write_config_kind
 from mixseek.config.workspace import resolve_workspace
-from mixseek.errors import MixseekError
 from mixseek.llm import required_env_var
 from mixseek.prompt_builder.settings import load_prompt_builder_settings
 
 config_app = typer.Typer(no_args_is_help=True, help="Create, inspect and check config files.")
 
-OrchestratorOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="orchestrator.toml (default: WORKSPACE/configs/orchestrator.toml)."),
-]
 SECRET_WORDS = ("key", "token", "secret", "password")
 
 
@@ -101,8 +97,7 @@ def config_show(
     output_format: Annotated[str, typer.Option("--output-format", help="text or json.")] = "text",
 ) -> None:
     """Print the effective settings and where each value came from (secrets masked)."""
-    if output_format not in ("text", "json"):
-        raise MixseekError(f"--output-format: must be 'text' or 'json' (got '{output_format}')")
+    check_output_format(output_format)
     ws = resolve_workspace(workspace)
     loaded = load_execution_config(ws, config)
     sections: dict[str, list[dict[str, str]]] = {
@@ -118,9 +113,7 @@ def config_show(
         ]
     sections["credentials"] = _credential_rows(loaded)
     if output_format == "json":
-        typer.echo(
-            json.dumps({"workspace": str(ws.root), "sections": sections}, ensure_ascii=False, indent=2)
-        )
+        print_json({"workspace": str(ws.root), "sections": sections})
         return
     out = stdout_console()
     out.print(f"workspace: {escape(str(ws.root))}")
@@ -141,7 +134,7 @@ def config_validate(workspace: WorkspaceOption = None, config: OrchestratorOptio
     loaded, problems = collect_execution_config(ws, config)
     err = stderr_console()
     for problem in problems.errors:
-        err.print(f"error: {escape(str(problem))}")
+        report(str(problem))
     if loaded is None:
         err.print(f"{len(problems.errors)} problem(s) found")
         raise typer.Exit(EXIT_FAILURE)

@@ -17,8 +17,6 @@ from mixseek.errors import ConfigError, MixseekError
 P = ParamSpec("P")
 R = TypeVar("R")
 
-EXIT_OK = 0
-EXIT_PARTIAL = 1
 EXIT_FAILURE = 2
 
 

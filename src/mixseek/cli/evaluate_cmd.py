@@ -13,7 +13,7 @@ from rich.table import Table
 
 from mixseek.cli.console import stdout_console
 from mixseek.cli.errors import cli_errors
-from mixseek.cli.options import WorkspaceOption
+from mixseek.cli.options import OutputFormatOption, WorkspaceOption
 from mixseek.cli.render import check_output_format, print_json, usage_json, usage_table
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.loader import load_section
@@ -53,7 +53,7 @@ def evaluate_command(
         typer.Option("--config", "-c", help="evaluator.toml (default: WORKSPACE/configs/evaluator.toml)."),
     ] = None,
     workspace: WorkspaceOption = None,
-    output_format: Annotated[str, typer.Option("--output-format", "-f", help="text or json.")] = "text",
+    output_format: OutputFormatOption = "text",
 ) -> None:
     """Score SUBMISSION as an answer to PROMPT with every configured metric."""
     check_output_format(output_format)

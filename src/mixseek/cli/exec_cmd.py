@@ -7,7 +7,6 @@ import json
 import logging
 import sys
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -15,17 +14,16 @@ import typer
 from mixseek.cli.console import stderr_console, stdout_console
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors
 from mixseek.cli.live_view import LiveView
-from mixseek.cli.options import WorkspaceOption
+from mixseek.cli.options import OrchestratorOption, OutputFormatOption, WorkspaceOption
 from mixseek.cli.render import check_output_format, print_json
 from mixseek.cli.summary_view import print_summary
 from mixseek.config.bundle import load_execution_config
 from mixseek.config.workspace import Workspace, resolve_workspace
 from mixseek.errors import MixseekError
 from mixseek.orchestrator.events import EventSink, JsonlFileSink, LogLineSink
+from mixseek.orchestrator.models import EXIT_CODES
 from mixseek.orchestrator.orchestrator import Orchestrator, new_execution_id
 from mixseek.orchestrator.preflight import preflight
-
-EXIT_INTERRUPTED = 130
 
 
 class _JsonLogFormatter(logging.Formatter):
@@ -60,14 +58,9 @@ def exec_command(
     prompt: Annotated[
         str | None, typer.Argument(help="The task every team works on.", show_default=False)
     ] = None,
-    config: Annotated[
-        Path | None,
-        typer.Option(
-            "--config", "-c", help="orchestrator.toml (default: WORKSPACE/configs/orchestrator.toml)."
-        ),
-    ] = None,
+    config: OrchestratorOption = None,
     workspace: WorkspaceOption = None,
-    output_format: Annotated[str, typer.Option("--output-format", "-f", help="text or json.")] = "text",
+    output_format: OutputFormatOption = "text",
     resume: Annotated[
         str | None, typer.Option("--resume", help="Continue an interrupted execution.", show_default=False)
     ] = None,
@@ -78,8 +71,7 @@ def exec_command(
 ) -> None:
     """Run all teams on PROMPT for up to max_rounds rounds; the best submission wins."""
     check_output_format(output_format)
-    if log_format not in ("text", "json"):
-        raise MixseekError(f"--log-format: must be 'text' or 'json' (got '{log_format}')")
+    check_output_format(log_format, "--log-format")
     if resume is None and (prompt is None or not prompt.strip()):
         raise MixseekError("PROMPT: give the task as an argument (or --resume EXECUTION_ID)")
     if resume is not None and prompt is not None:
@@ -130,7 +122,7 @@ def exec_command(
             stderr_console().print(
                 f"interrupted: resume with: mixseek exec --resume {execution_id} -w {ws.root}", markup=False
             )
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise typer.Exit(EXIT_CODES["interrupted"]) from None
     if output_format == "json":
         print_json(summary.model_dump(mode="json"))
     else:

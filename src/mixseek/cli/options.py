@@ -13,3 +13,8 @@ WorkspaceOption = Annotated[
         "--workspace", "-w", help="Workspace directory (default: $MIXSEEK_WORKSPACE).", show_default=False
     ),
 ]
+OrchestratorOption = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="orchestrator.toml (default: WORKSPACE/configs/orchestrator.toml)."),
+]
+OutputFormatOption = Annotated[str, typer.Option("--output-format", "-f", help="text or json.")]

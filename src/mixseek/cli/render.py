@@ -15,18 +15,22 @@ from mixseek.errors import MixseekError
 OUTPUT_FORMATS = ("text", "json")
 
 
-def check_output_format(value: str) -> str:
+def check_output_format(value: str, option: str = "--output-format") -> str:
     if value not in OUTPUT_FORMATS:
-        raise MixseekError(f"--output-format: must be 'text' or 'json' (got '{value}')")
+        raise MixseekError(f"{option}: must be 'text' or 'json' (got '{value}')")
     return value
 
 
+def json_text(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2, default=str)
+
+
 def print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    typer.echo(json_text(data))
 
 
-def usage_table(rows: dict[str, RunUsage], title: str = "token usage") -> Table:
-    table = Table(title=title, title_justify="left")
+def usage_table(rows: dict[str, RunUsage]) -> Table:
+    table = Table(title="token usage", title_justify="left")
     for column in ("", "requests", "input tokens", "output tokens", "tool calls"):
         table.add_column(column, justify="right" if column else "left")
     for name, usage in rows.items():

@@ -7,7 +7,6 @@ file and can run beside `mixseek exec` writing to the same workspace.
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,16 +15,19 @@ import typer
 from rich.cells import cell_len
 
 from mixseek.cli.errors import cli_errors
-from mixseek.cli.options import WorkspaceOption
-from mixseek.cli.render import check_output_format, print_json
+from mixseek.cli.options import OutputFormatOption, WorkspaceOption
+from mixseek.cli.render import check_output_format, json_text, print_json
 from mixseek.cli.runs_export import (
     Doc,
     judgment_text,
     leaderboard_rows,
     list_entry,
     markdown_report,
+    one_line,
     run_document,
     score_text,
+    stop_text,
+    usage_text,
 )
 from mixseek.config.workspace import resolve_workspace
 from mixseek.errors import MixseekError
@@ -34,7 +36,6 @@ from mixseek.storage.aggregation_store import AggregationStore
 runs_app = typer.Typer(no_args_is_help=True, help="List, inspect and export stored executions.")
 
 EXPORT_FORMATS = ("json", "markdown")
-OutputFormatOption = Annotated[str, typer.Option("--output-format", "-f", help="text or json.")]
 
 
 def _db_path(workspace: Path | None) -> Path:
@@ -77,10 +78,6 @@ def _when(iso: str | None) -> str:
     return datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M:%S") if iso else "-"
 
 
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split()) if text is not None else ""
-
-
 def list_lines(entries: list[Doc]) -> list[str]:
     header = [
         "execution",
@@ -115,30 +112,29 @@ def _team_lines(team: Doc) -> list[str]:
     if team["exit_reason"]:
         parts.append(f"stopped because {team['exit_reason']}")
     if team["error"]:
-        parts.append(f"error: {_one_line(team['error'])}")
+        parts.append(f"error: {one_line(team['error'])}")
     lines = [f"team {team['team_name']} ({team['team_id']}): {', '.join(parts)}"]
     for r in team["rounds"]:
         state = "" if r["status"] == "completed" else f" [{r['status']}]"
         final = " (final)" if r["is_final"] else ""
         lines.append(f"  round {r['round_number']}: {score_text(r['score'])}/100{final}{state}")
         if r["error"]:
-            lines.append(f"    error: {_one_line(r['error'])}")
+            lines.append(f"    error: {one_line(r['error'])}")
         if r["metrics"]:
             metric_rows = [
-                [name, score_text(m["score"]), _one_line(m["comment"])] for name, m in r["metrics"].items()
+                [name, score_text(m["score"]), one_line(m["comment"])] for name, m in r["metrics"].items()
             ]
             lines += columns([["metric", "score", "comment"], *metric_rows], indent="    ")
         members = r["members"]
-        lines.append(f"    judgment: {_one_line(judgment_text(r['judgment']))}")
+        lines.append(f"    judgment: {one_line(judgment_text(r['judgment']))}")
         lines.append(f"    members: {members['succeeded']} succeeded, {members['failed']} failed")
     return lines
 
 
 def show_lines(doc: Doc) -> list[str]:
-    stop = f" ({doc['stop_reason']}{': ' + doc['stop_detail'] if doc['stop_detail'] else ''})"
     prompt_lines = doc["user_prompt"].splitlines() or [""]
     lines = [
-        f"execution {doc['execution_id']}: {doc['status']}{stop if doc['stop_reason'] else ''}",
+        f"execution {doc['execution_id']}: {doc['status']}{stop_text(doc)}",
         f"prompt: {prompt_lines[0]}",
         *(f"  {line}" for line in prompt_lines[1:]),
         f"started {_when(doc['started_at'])} UTC, duration {doc['duration_seconds']:.1f} s, "
@@ -163,12 +159,7 @@ def show_lines(doc: Doc) -> list[str]:
         ]
     else:
         lines.append("no winning submission")
-    usage = doc["usage"]
-    lines += [
-        "",
-        f"usage: {usage['requests']} requests, {usage['input_tokens']} input + "
-        f"{usage['output_tokens']} output tokens",
-    ]
+    lines += ["", f"usage: {usage_text(doc['usage'])}"]
     site_rows = [
         [site, str(u["requests"]), str(u["input_tokens"]), str(u["output_tokens"])]
         for site, u in doc["usage_by_site"].items()
@@ -251,10 +242,7 @@ def runs_export(
     if output is not None and output.exists() and not force:
         raise MixseekError(f"--output: {output} already exists (pass --force to overwrite)")
     doc: dict[str, Any] = asyncio.run(_document("export", _db_path(workspace), execution_id, full=True))
-    if export_format == "json":
-        text = json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n"
-    else:
-        text = markdown_report(doc)
+    text = json_text(doc) + "\n" if export_format == "json" else markdown_report(doc)
     if output is None:
         typer.echo(text, nl=False)
         return

@@ -56,8 +56,8 @@ def _best_of(ranking: list[dict[str, Any]], rows: list[LeaderBoardRow]) -> Doc |
 
 async def list_entry(store: AggregationStore, record: ExecutionRecord) -> Doc:
     """One line of `runs list`."""
-    summary = record.summary
-    if summary is not None and not is_live(record):
+    summary = None if is_live(record) else record.summary
+    if summary is not None:
         best = summary.get("best")
         rounds_run = int(summary.get("rounds_run") or 0)
         tokens = total_tokens(summary.get("usage") or {})
@@ -250,8 +250,24 @@ def judgment_text(judgment: Doc) -> str:
     return text + (f": {judgment['reasoning']}" if judgment["reasoning"] else "")
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split())
+def one_line(text: object) -> str:
+    """`text` with every run of whitespace, line breaks included, as one space."""
+    return " ".join(str(text).split()) if text is not None else ""
+
+
+def stop_text(doc: Doc) -> str:
+    """The suffix after a status, like " (stop_reason: stop_detail)"; empty without a stop reason."""
+    if not doc["stop_reason"]:
+        return ""
+    return f" ({doc['stop_reason']}{': ' + doc['stop_detail'] if doc['stop_detail'] else ''})"
+
+
+def usage_text(usage: Doc) -> str:
+    """Usage totals as "N requests, X input + Y output tokens"."""
+    return (
+        f"{usage['requests']} requests, {usage['input_tokens']} input + "
+        f"{usage['output_tokens']} output tokens"
+    )
 
 
 def _table(headers: list[str], rows: list[list[object]]) -> list[str]:
@@ -275,16 +291,13 @@ def markdown_report(doc: Doc) -> str:
     out = [f"# mixseek run: {title}", ""]
     if title != prompt:
         out += [fenced(prompt), ""]
-    stop = f" ({doc['stop_reason']}{': ' + doc['stop_detail'] if doc['stop_detail'] else ''})"
-    usage = doc["usage"]
     out += [
         f"- execution: `{doc['execution_id']}`",
-        f"- status: {doc['status']}{stop if doc['stop_reason'] else ''}",
+        f"- status: {doc['status']}{stop_text(doc)}",
         f"- started: {doc['started_at']}",
         f"- duration: {doc['duration_seconds']:.1f} s",
         f"- rounds: {doc['rounds_run']}",
-        f"- usage: {usage['requests']} requests, {usage['input_tokens']} input + "
-        f"{usage['output_tokens']} output tokens",
+        f"- usage: {usage_text(doc['usage'])}",
         "",
         "## Leaderboard",
         "",
@@ -308,19 +321,19 @@ def markdown_report(doc: Doc) -> str:
         if team["best_round"] is not None:
             out.append(f"- best round: {team['best_round']} ({score_text(team['best_score'])})")
         out += [f"- stopped because: {team['exit_reason']}"] if team["exit_reason"] else []
-        out += [f"- error: {_flat(team['error'])}"] if team["error"] else []
+        out += [f"- error: {one_line(team['error'])}"] if team["error"] else []
         out.append("")
         for r in team["rounds"]:
             final = " (final)" if r["is_final"] else ""
             out += [f"### Round {r['round_number']}: {score_text(r['score'])}/100{final}", ""]
             if r["status"] != "completed":
-                out += [f"status: {r['status']}{': ' + _flat(r['error']) if r['error'] else ''}", ""]
+                out += [f"status: {r['status']}{': ' + one_line(r['error']) if r['error'] else ''}", ""]
             if r["metrics"]:
                 rows = [[m, score_text(v["score"]), v["comment"]] for m, v in r["metrics"].items()]
                 out += [*_table(["metric", "score", "comment"], rows), ""]
             members = r["members"]
             out += [
-                f"- judgment: {_flat(judgment_text(r['judgment']))}",
+                f"- judgment: {one_line(judgment_text(r['judgment']))}",
                 f"- members: {members['succeeded']} succeeded, {members['failed']} failed",
                 "",
             ]

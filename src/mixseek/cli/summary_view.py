@@ -10,8 +10,8 @@ from rich.table import Table
 from mixseek.orchestrator.models import ExecutionSummary
 
 
-def leaderboard_table(ranking: list[dict[str, object]], title: str = "leaderboard") -> Table:
-    table = Table(title=title, title_justify="left")
+def leaderboard_table(ranking: list[dict[str, object]]) -> Table:
+    table = Table(title="leaderboard", title_justify="left")
     for column in ("#", "team", "best score", "rounds"):
         table.add_column(column)
     for position, entry in enumerate(ranking, start=1):

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic_ai import RunUsage
 from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
@@ -15,14 +16,14 @@ from mixseek.agents.leader.agent import LeaderTeam, TeamRunResult
 from mixseek.agents.member.registry import create_member
 from mixseek.cli.console import stdout_console
 from mixseek.cli.errors import cli_errors
+from mixseek.cli.options import OutputFormatOption
 from mixseek.cli.render import check_output_format, print_json, usage_json, usage_table
 from mixseek.config.teams import load_member_file, load_team_file
 
 ConfigArg = Annotated[Path, typer.Option("--config", "-c", help="The TOML file to run.", show_default=False)]
-FormatOption = Annotated[str, typer.Option("--output-format", "-f", help="text or json.")]
 
 
-def _print_team(result: TeamRunResult, team_id: str, team_name: str) -> None:
+def _print_team(result: TeamRunResult, team_id: str, team_name: str, usage: dict[str, RunUsage]) -> None:
     out = stdout_console()
     out.print(Rule(f"team {escape(team_id)} ({escape(team_name)})"))
     out.print(escape(result.output), markup=True)
@@ -44,24 +45,22 @@ def _print_team(result: TeamRunResult, team_id: str, team_name: str) -> None:
         out.print(members)
     else:
         out.print("(no member was called)")
-    out.print(
-        usage_table(
-            {"leader": result.leader_usage, "members": result.record.total_usage, "total": result.usage}
-        )
-    )
+    out.print(usage_table(usage))
 
 
 @cli_errors
 def team_command(
     prompt: Annotated[str, typer.Argument(help="The task for the team.")],
     config: ConfigArg,
-    output_format: FormatOption = "text",
+    output_format: OutputFormatOption = "text",
 ) -> None:
     """Run one team (leader and members) on PROMPT once and show what each member did."""
     check_output_format(output_format)
-    team_config = load_team_file(config.resolve())
-    team = LeaderTeam(team_config, base_dir=config.resolve().parent)
+    path = config.resolve()
+    team_config = load_team_file(path)
+    team = LeaderTeam(team_config, base_dir=path.parent)
     result = asyncio.run(team.run(prompt))
+    usage = {"leader": result.leader_usage, "members": result.record.total_usage, "total": result.usage}
     if output_format == "json":
         print_json(
             {
@@ -69,27 +68,24 @@ def team_command(
                 "team_name": team_config.team_name,
                 "content": result.output,
                 "members": [s.model_dump(mode="json") for s in result.record.submissions],
-                "usage": {
-                    "leader": usage_json(result.leader_usage),
-                    "members": usage_json(result.record.total_usage),
-                    "total": usage_json(result.usage),
-                },
+                "usage": {name: usage_json(u) for name, u in usage.items()},
             }
         )
         return
-    _print_team(result, team_config.team_id, team_config.team_name)
+    _print_team(result, team_config.team_id, team_config.team_name, usage)
 
 
 @cli_errors
 def member_command(
     prompt: Annotated[str, typer.Argument(help="The task for the member.")],
     config: ConfigArg,
-    output_format: FormatOption = "text",
+    output_format: OutputFormatOption = "text",
 ) -> None:
     """Run one member agent on PROMPT once."""
     check_output_format(output_format)
-    member_config = load_member_file(config.resolve())
-    member = create_member(member_config, base_dir=config.resolve().parent)
+    path = config.resolve()
+    member_config = load_member_file(path)
+    member = create_member(member_config, base_dir=path.parent)
     result = asyncio.run(member.run(prompt))
     if output_format == "json":
         print_json(
