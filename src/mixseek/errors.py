@@ -7,6 +7,7 @@ report it without a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -28,6 +29,13 @@ class ConfigError(MixseekError):
         self.others: list[ConfigError] = []
         parts = [p for p in (self.source, self.key) if p]
         super().__init__(": ".join([*parts, reason]))
+
+    @classmethod
+    def combine(cls, problems: Sequence[ConfigError]) -> ConfigError:
+        """The first of `problems`, carrying the rest as its `others`."""
+        first = problems[0]
+        first.others = list(problems[1:])
+        return first
 
     def all_problems(self) -> list[ConfigError]:
         """This problem and the others found in the same check."""

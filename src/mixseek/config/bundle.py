@@ -7,12 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from jinja2 import TemplateError
-
 from mixseek.agents.leader.config import TeamConfig
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
-from mixseek.config.loader import Loaded, load_section, read_toml
+from mixseek.config.loader import Loaded, load_section, read_toml, relative_path
 from mixseek.config.orchestrator import OrchestratorSettings
 from mixseek.config.teams import load_team_file
 from mixseek.config.workspace import Workspace
@@ -64,13 +62,9 @@ class Problems:
             return fn()
         except ConfigError as exc:
             self.errors.extend(exc.all_problems())
-        except (MixseekError, TemplateError) as exc:
-            self.errors.append(exc if isinstance(exc, MixseekError) else MixseekError(str(exc)))
+        except MixseekError as exc:
+            self.errors.append(exc)
         return None
-
-
-def _relative(base: Path, ref: str) -> Path:
-    return (base.parent / ref).resolve()
 
 
 def _check_unique_team_ids(teams: list[TeamEntry]) -> None:
@@ -97,12 +91,12 @@ def collect_execution_config(
     if orchestrator is not None:
         settings = orchestrator.value
         team_refs = [t.config for t in settings.teams]
-        eval_path = _relative(orch_path, settings.evaluator_config)
-        judgment_path = _relative(orch_path, settings.judgment_config)
+        eval_path = relative_path(orch_path, settings.evaluator_config)
+        judgment_path = relative_path(orch_path, settings.judgment_config)
     else:
         team_refs = _raw_team_refs(orch_path)
     for i, ref in enumerate(team_refs):
-        team_path = _relative(orch_path, ref)
+        team_path = relative_path(orch_path, ref)
         if not team_path.exists():
             problems.errors.append(
                 ConfigError(orch_path, f"orchestrator.teams[{i}].config", f"team file not found: {team_path}")
@@ -147,6 +141,6 @@ def load_execution_config(workspace: Workspace, orchestrator_file: Path | None =
     if config is None:
         first = problems.errors[0]
         if isinstance(first, ConfigError):
-            first.others = [e for e in problems.errors[1:] if isinstance(e, ConfigError)]
+            first = ConfigError.combine([e for e in problems.errors if isinstance(e, ConfigError)])
         raise first
     return config

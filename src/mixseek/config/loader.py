@@ -86,6 +86,11 @@ def take_section(data: Mapping[str, Any], section: str, *, path: Path | str) -> 
     return dict(table)
 
 
+def relative_path(base_file: Path, ref: str) -> Path:
+    """`ref` resolved against the directory of `base_file` (the file that names it)."""
+    return (base_file.parent / ref).resolve()
+
+
 def env_values(model: type[BaseModel]) -> dict[str, Any]:
     """The values that the environment supplies for a settings model."""
     if not issubclass(model, BaseSettings):
@@ -136,9 +141,7 @@ def errors_from_validation(
             problems.append(ConfigError(f"env {env_var_name(model, top)}", None, _reason(error)))
         else:
             problems.append(ConfigError(path, format_loc(section, loc), _reason(error)))
-    first = problems[0]
-    first.others = problems[1:]
-    return first
+    return ConfigError.combine(problems)
 
 
 def validate_data(
@@ -147,12 +150,11 @@ def validate_data(
     *,
     path: Path | str,
     section: str | None,
-    context: Mapping[str, Any] | None = None,
 ) -> Loaded[ModelT]:
     """Validate already-read TOML data; the environment overrides it for settings models."""
     from_env = env_values(model)
     try:
-        value = model.model_validate(dict(data), context=dict(context or {}))
+        value = model.model_validate(dict(data))
     except ValidationError as exc:
         raise errors_from_validation(
             exc, model=model, path=path, section=section, from_env=from_env
@@ -175,8 +177,7 @@ def load_section(
     section: str,
     *,
     required: bool = True,
-    context: Mapping[str, Any] | None = None,
 ) -> Loaded[ModelT]:
     """Read `[section]` of a TOML file into `model` (env > file > default)."""
     data = take_section(read_toml(path, required=required), section, path=path)
-    return validate_data(model, data, path=path, section=section, context=context)
+    return validate_data(model, data, path=path, section=section)

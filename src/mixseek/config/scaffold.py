@@ -12,16 +12,16 @@ from mixseek.errors import MixseekError
 
 DEFAULT_SAMPLE_MODEL = "local:smollm2"
 
-# sample resource -> path inside the workspace
-WORKSPACE_FILES: dict[str, str] = {
-    "orchestrator.toml": "configs/orchestrator.toml",
-    "evaluator.toml": "configs/evaluator.toml",
-    "judgment.toml": "configs/judgment.toml",
-    "prompt_builder.toml": "configs/prompt_builder.toml",
-    "agents/team-analysts.toml": "configs/agents/team-analysts.toml",
-    "agents/team-writers.toml": "configs/agents/team-writers.toml",
-    "agents/members/writer.toml": "configs/agents/members/writer.toml",
-}
+# sample resources written by `mixseek init`, each to the same path under `configs/`
+WORKSPACE_FILES: tuple[str, ...] = (
+    "orchestrator.toml",
+    "evaluator.toml",
+    "judgment.toml",
+    "prompt_builder.toml",
+    "agents/team-analysts.toml",
+    "agents/team-writers.toml",
+    "agents/members/writer.toml",
+)
 
 # `mixseek config init --kind K` -> (sample resource, default path inside the workspace)
 CONFIG_KINDS: dict[str, tuple[str, str]] = {
@@ -40,6 +40,11 @@ def render_sample(resource: str, model: str) -> str:
     return Template(text).safe_substitute(model=model, date=date.today().isoformat())
 
 
+def _write_sample(resource: str, target: Path, model: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_sample(resource, model), encoding="utf-8")
+
+
 def _refuse_overwrite(paths: list[Path]) -> None:
     existing = [p for p in paths if p.exists()]
     if existing:
@@ -49,15 +54,14 @@ def _refuse_overwrite(paths: list[Path]) -> None:
 def write_workspace(root: Path, model: str, *, force: bool = False) -> list[Path]:
     """Create the workspace layout and every sample config; refuse to overwrite unless forced."""
     workspace = Workspace(root)
-    targets = {resource: root / rel for resource, rel in WORKSPACE_FILES.items()}
+    targets = {resource: workspace.configs / resource for resource in WORKSPACE_FILES}
     if not force:
         _refuse_overwrite(list(targets.values()))
     for directory in (workspace.configs, workspace.agents, workspace.logs):
         directory.mkdir(parents=True, exist_ok=True)
     written = []
     for resource, target in targets.items():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(render_sample(resource, model), encoding="utf-8")
+        _write_sample(resource, target, model)
         written.append(target)
     return written
 
@@ -72,6 +76,5 @@ def write_config_kind(
     target = output if output is not None else root / rel
     if not force:
         _refuse_overwrite([target])
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_sample(resource, model), encoding="utf-8")
+    _write_sample(resource, target, model)
     return target

@@ -8,14 +8,20 @@ from typing import Any
 from pydantic import ValidationError
 
 from mixseek.agents.leader.config import MemberAgentConfig, TeamConfig
-from mixseek.config.loader import errors_from_validation, read_toml, take_section, validate_data
+from mixseek.config.loader import (
+    errors_from_validation,
+    load_section,
+    read_toml,
+    relative_path,
+    take_section,
+    validate_data,
+)
 from mixseek.errors import ConfigError
 
 
 def load_member_file(path: Path) -> MemberAgentConfig:
     """A standalone member file: its `[member]` table."""
-    data = take_section(read_toml(path), "member", path=path)
-    return validate_data(MemberAgentConfig, data, path=path, section="member").value
+    return load_section(MemberAgentConfig, path, "member").value
 
 
 def _resolve_member(entry: dict[str, Any], index: int, team_file: Path) -> dict[str, Any]:
@@ -26,7 +32,7 @@ def _resolve_member(entry: dict[str, Any], index: int, team_file: Path) -> dict[
     key = f"team.members[{index}].config"
     if not isinstance(ref, str) or not ref.strip():
         raise ConfigError(team_file, key, "must be a non-empty path string")
-    ref_path = (team_file.parent / ref).resolve()
+    ref_path = relative_path(team_file, ref)
     if not ref_path.exists():
         raise ConfigError(team_file, key, f"member file not found: {ref_path}")
     referenced = take_section(read_toml(ref_path), "member", path=ref_path)
@@ -43,9 +49,7 @@ def _resolve_member(entry: dict[str, Any], index: int, team_file: Path) -> dict[
                 problems.append(ConfigError(team_file, f"team.members[{index}].{err.key}", err.reason))
             else:
                 problems.append(ConfigError(ref_path, f"member.{err.key}", err.reason))
-        first = problems[0]
-        first.others = problems[1:]
-        raise first from None
+        raise ConfigError.combine(problems) from None
     return merged
 
 

@@ -48,7 +48,6 @@ class UserPromptBuilder:
         workspace = Path(workspace)
         if not workspace.is_dir():
             raise FileNotFoundError(f"workspace directory does not exist: {workspace}")
-        self.workspace = workspace
         self.store = store
         self.loaded: Loaded[PromptBuilderSettings] = load_prompt_builder_settings(workspace)
         self.templates: PromptTemplates = compile_prompt_templates(self.loaded)

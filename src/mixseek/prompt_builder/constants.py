@@ -78,12 +78,6 @@ DEFAULT_JUDGMENT_USER_PROMPT: Final = """# 継続判定タスク
 現在日時: {{ current_datetime }}
 """
 
-DEFAULT_TEMPLATES: Final[dict[str, str]] = {
-    TEAM_TEMPLATE: DEFAULT_TEAM_USER_PROMPT,
-    EVALUATOR_TEMPLATE: DEFAULT_EVALUATOR_USER_PROMPT,
-    JUDGMENT_TEMPLATE: DEFAULT_JUDGMENT_USER_PROMPT,
-}
-
 # Seed 002: the variables each template may use (the checker rejects any other name).
 ROUND_TEMPLATE_VARIABLES: Final = frozenset(
     {
