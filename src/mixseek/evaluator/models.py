@@ -45,10 +45,7 @@ class EvaluationResult(BaseModel):
 
     @property
     def usage(self) -> RunUsage:
-        total = RunUsage()
-        for metric in self.metrics:
-            total.incr(metric.usage)
-        return total
+        return sum((m.usage for m in self.metrics), RunUsage())
 
     @computed_field  # type: ignore[prop-decorator]
     @property

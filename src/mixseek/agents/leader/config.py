@@ -7,6 +7,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from mixseek.agents.member.options import CodeExecOptions, WebFetchOptions, WebSearchOptions
 
 
+def _duplicates(names: list[str]) -> list[str]:
+    """The names that occur more than once, sorted."""
+    return sorted({n for n in names if names.count(n) > 1})
+
+
 class LeaderAgentConfig(BaseModel):
     """How the leader's model is called."""
 
@@ -61,11 +66,10 @@ class MemberAgentConfig(BaseModel):
     @field_validator("agent_type")
     @classmethod
     def validate_agent_type(cls, v: str) -> str:
-        from mixseek.agents.member.registry import known_member_types
+        from mixseek.agents.member.registry import is_known_member_type, known_member_types
 
-        known = known_member_types()
-        if v not in known:
-            raise ValueError(f"agent_type must be one of {', '.join(known)} (got '{v}')")
+        if not is_known_member_type(v):
+            raise ValueError(f"agent_type must be one of {', '.join(known_member_types())} (got '{v}')")
         return v
 
     @field_validator("tool_description")
@@ -116,8 +120,7 @@ class TeamConfig(BaseModel):
     @field_validator("members")
     @classmethod
     def validate_unique_agent_names(cls, v: list[MemberAgentConfig]) -> list[MemberAgentConfig]:
-        names = [m.agent_name for m in v]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        duplicates = _duplicates([m.agent_name for m in v])
         if duplicates:
             raise ValueError(f"Duplicate agent_name detected: {duplicates}")
         return v
@@ -125,8 +128,7 @@ class TeamConfig(BaseModel):
     @field_validator("members")
     @classmethod
     def validate_unique_tool_names(cls, v: list[MemberAgentConfig]) -> list[MemberAgentConfig]:
-        tool_names = [m.get_tool_name() for m in v]
-        duplicates = sorted({n for n in tool_names if tool_names.count(n) > 1})
+        duplicates = _duplicates([m.get_tool_name() for m in v])
         if duplicates:
             raise ValueError(f"Duplicate tool_name detected: {duplicates}")
         return v

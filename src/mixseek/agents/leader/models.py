@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 from pydantic_ai import RunUsage
 
 MemberStatus = Literal["SUCCESS", "ERROR"]
@@ -52,11 +52,6 @@ class MemberSubmission(BaseModel):
     timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
     execution_time_ms: float | None = None
 
-    @field_validator("usage", mode="before")
-    @classmethod
-    def parse_usage(cls, v: object) -> object:
-        return usage_from_dict(v) if isinstance(v, dict) else v
-
     @field_serializer("usage")
     def serialize_usage(self, usage: RunUsage) -> dict[str, int | float | None]:
         return usage_to_dict(usage)
@@ -70,53 +65,30 @@ class MemberSubmissionsRecord(BaseModel):
     round_number: int = Field(ge=1)
     submissions: list[MemberSubmission] = Field(default_factory=list)
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def successful_submissions(self) -> list[MemberSubmission]:
         return [s for s in self.submissions if s.status == "SUCCESS"]
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def failed_submissions(self) -> list[MemberSubmission]:
         return [s for s in self.submissions if s.status == "ERROR"]
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def total_count(self) -> int:
         return len(self.submissions)
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def success_count(self) -> int:
         return len(self.successful_submissions)
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def failure_count(self) -> int:
         return len(self.failed_submissions)
 
-    @computed_field  # type: ignore[prop-decorator]
     @property
     def total_usage(self) -> RunUsage:
-        total = RunUsage()
-        for submission in self.submissions:
-            total.incr(submission.usage)
-        return total
-
-    @field_serializer("total_usage")
-    def serialize_total_usage(self, usage: RunUsage) -> dict[str, int | float | None]:
-        return usage_to_dict(usage)
+        return sum((s.usage for s in self.submissions), RunUsage())
 
     def stored_json(self) -> dict[str, object]:
         """The seed-004 JSON form: the submissions without the derived fields."""
-        return self.model_dump(
-            mode="json",
-            exclude={
-                "successful_submissions",
-                "failed_submissions",
-                "total_count",
-                "success_count",
-                "failure_count",
-                "total_usage",
-            },
-        )
+        return self.model_dump(mode="json")

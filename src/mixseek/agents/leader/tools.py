@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from pydantic_ai import RunContext, Tool, UsageLimitExceeded
+from pydantic_ai import RunContext, RunUsage, Tool, UsageLimitExceeded
 
 from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.leader.dependencies import TeamDependencies
@@ -43,28 +43,19 @@ def make_delegation_tool(member: MemberAgent, config: MemberAgentConfig) -> Tool
             except Exception as exc:
                 error = _error_text(exc, timeout)
             elapsed_ms = (time.perf_counter() - started) * 1000
-        if result is not None:
-            deps.submissions.append(
-                MemberSubmission(
-                    agent_name=config.agent_name,
-                    agent_type=config.agent_type,
-                    content=result.content,
-                    status="SUCCESS",
-                    usage=result.usage,
-                    execution_time_ms=elapsed_ms,
-                )
-            )
-            return result.content
         deps.submissions.append(
             MemberSubmission(
                 agent_name=config.agent_name,
                 agent_type=config.agent_type,
-                content="",
-                status="ERROR",
+                content=result.content if result is not None else "",
+                status="SUCCESS" if result is not None else "ERROR",
                 error_message=error,
+                usage=result.usage if result is not None else RunUsage(),
                 execution_time_ms=elapsed_ms,
             )
         )
+        if result is not None:
+            return result.content
         return f"ERROR: member '{config.agent_name}' failed: {error}"
 
     return Tool(delegate, name=config.get_tool_name(), description=config.tool_description, takes_ctx=True)

@@ -227,10 +227,7 @@ class _ReadableTextParser(HTMLParser):
             self._in_head = False
             return
         if tag == "title":
-            if self._title_parts is not None:
-                title = _WHITESPACE.sub(" ", "".join(self._title_parts)).strip()
-                self.title = title or None
-                self._title_parts = None
+            self._finish_title()
             return
         if self._in_head:
             return
@@ -278,12 +275,15 @@ class _ReadableTextParser(HTMLParser):
         else:
             self.out.add_text(data)
 
-    def close(self) -> None:
-        super().close()
-        if self._title_parts is not None:  # document cut inside <title>
+    def _finish_title(self) -> None:
+        if self._title_parts is not None:
             title = _WHITESPACE.sub(" ", "".join(self._title_parts)).strip()
             self.title = title or None
             self._title_parts = None
+
+    def close(self) -> None:
+        super().close()
+        self._finish_title()  # the document may be cut inside <title>
 
 
 def html_to_text(html: str) -> tuple[str | None, str]:

@@ -135,8 +135,7 @@ class ExecutionResult(BaseModel):
     def status(self) -> str:
         """One line saying how the run ended."""
         if self.timed_out:
-            seconds = float(self.timeout_seconds)
-            return f"timed out after {seconds} s (the process and its children were killed)"
+            return f"timed out after {self.timeout_seconds} s (the process and its children were killed)"
         if self.output_limit_exceeded:
             return (
                 "killed: output limit exceeded "
@@ -287,9 +286,8 @@ async def _run_in(workdir: str, script: Path, executable: str, options: CodeExec
         transport.close()
         status = _read_status(status_read)
 
-    killed_by_us = protocol.timed_out or protocol.output_limit_exceeded
     returncode = transport.get_returncode()
-    if not killed_by_us:
+    if not protocol.killed_by_us:
         _check_started(status, executable, returncode, stderr)
     return _build_result(protocol, stdout, stderr, returncode, duration_ms, options)
 
@@ -302,7 +300,7 @@ def _build_result(
     duration_ms: int,
     options: CodeExecOptions,
 ) -> ExecutionResult:
-    killed_by_us = protocol.timed_out or protocol.output_limit_exceeded
+    killed_by_us = protocol.killed_by_us
     out_text, out_tail, out_truncated = stdout.finish()
     err_text, err_tail, err_truncated = stderr.finish()
     exit_code = None if killed_by_us else returncode
@@ -419,6 +417,11 @@ class _SandboxProtocol(asyncio.SubprocessProtocol):
         self.closed = asyncio.Event()
         self.timed_out = False
         self.output_limit_exceeded = False
+
+    @property
+    def killed_by_us(self) -> bool:
+        """This tool killed the process group (timeout or output limit)."""
+        return self.timed_out or self.output_limit_exceeded
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.SubprocessTransport)

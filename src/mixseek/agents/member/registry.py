@@ -41,6 +41,11 @@ def known_member_types() -> list[str]:
     return names
 
 
+def is_known_member_type(name: str) -> bool:
+    """Whether `name` is in `known_member_types()`; installed plugins are looked up only if needed."""
+    return name in BUILTIN_MEMBER_TYPES or name in _TYPES or name in _entry_points()
+
+
 def register_member_type(name: str, cls: type[MemberAgent]) -> None:
     """Make `agent_type = name` build `cls`; plugins call this at import time."""
     if not (isinstance(cls, type) and issubclass(cls, MemberAgent)):

@@ -259,12 +259,8 @@ def _show_ip(ip: IPAddress) -> str:
 async def _getaddrinfo_resolve(host: str, port: int) -> list[str]:
     loop = asyncio.get_running_loop()
     infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    addresses: list[str] = []
-    for _family, _type, _proto, _canon, sockaddr in infos:
-        address = str(sockaddr[0]).split("%", 1)[0]
-        if address not in addresses:
-            addresses.append(address)
-    return addresses
+    # Scope ids and duplicates are dropped by `_addresses_for`, as for any resolver.
+    return [str(sockaddr[0]) for _family, _type, _proto, _canon, sockaddr in infos]
 
 
 # -- URLs -----------------------------------------------------------------------
@@ -610,8 +606,6 @@ async def fetch_url(
     try:
         async with asyncio.timeout(options.timeout_seconds):
             return await _fetch(url, options, transport, resolve or _getaddrinfo_resolve)
-    except WebFetchError:
-        raise
     except (TimeoutError, httpx.TimeoutException):
         raise WebFetchError(
             f"timed out after {options.timeout_seconds:g} seconds fetching {url}", kind="timeout", url=url
