@@ -11,6 +11,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
+from mixseek.agents.leader.models import usage_from_dict
 from mixseek.llm import create_model, override_models, wrap_models
 from mixseek.orchestrator.governor import (
     Budget,
@@ -114,3 +115,14 @@ def test_budget_checks_each_limit() -> None:
     governor.ledger.preload(RunUsage(requests=2))
     exceeded = governor.ledger.exceeded(governor.budget)
     assert exceeded is not None and exceeded.limit == "max_requests"
+
+
+def test_cost_spent_before_a_resume_counts_towards_the_cost_budget() -> None:
+    """A resume preloads the stored usage totals, cost included."""
+    governor = Governor(Budget(max_cost_usd=0.5), ModelLimit(1, None))
+    stored_totals: dict[str, object] = {"requests": 3, "input_tokens": 90, "output_tokens": 12, "cost": 0.6}
+    governor.ledger.preload(usage_from_dict(stored_totals))
+    exceeded = governor.ledger.exceeded(governor.budget)
+    assert exceeded is not None and exceeded.limit == "max_cost_usd"
+    assert str(exceeded) == "budget max_cost_usd = 0.5 reached (0.6 spent)"
+    assert governor.ledger.total.requests == 3

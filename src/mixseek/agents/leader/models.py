@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
@@ -29,11 +30,13 @@ def usage_to_dict(usage: RunUsage) -> dict[str, int | float | None]:
 
 
 def usage_from_dict(data: dict[str, object]) -> RunUsage:
+    """The inverse of `usage_to_dict`: token and request counts, and the cost where known."""
     usage = RunUsage()
     for name, value in data.items():
         if name == "cost":
-            continue
-        if hasattr(usage, name) and isinstance(value, int):
+            if isinstance(value, int | float):
+                usage.cost = Decimal(str(value))
+        elif hasattr(usage, name) and isinstance(value, int):
             setattr(usage, name, value)
     return usage
 
