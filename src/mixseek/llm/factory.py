@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
 
-from mixseek.errors import MissingCredentialsError, MixseekError
+from mixseek.errors import MissingCredentialsError, MixseekError, describe_exception
 from mixseek.llm.builtin import ensure_known_provider, missing_sdk_error
 from mixseek.llm.credentials import missing_env_var, primary_env_var
 from mixseek.llm.middleware import apply_wrappers
@@ -135,9 +135,8 @@ def _env_var_named_in(exc: Exception) -> str | None:
 
 
 def _describe(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    text = lines[0] if lines else ""
+    """mixseek's and pydantic-ai's own errors read without their type name."""
     if isinstance(exc, MixseekError | UserError):
-        return text or type(exc).__name__
-    name = type(exc).__name__
-    return f"{name}: {text}" if text else name
+        lines = str(exc).strip().splitlines()
+        return lines[0] if lines else type(exc).__name__
+    return describe_exception(exc)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -28,7 +28,7 @@ from pydantic_ai.exceptions import (
     ModelUnavailableError,
 )
 from pydantic_ai.messages import ModelMessage, ModelResponse
-from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 
@@ -92,24 +92,14 @@ class RetryingModel(WrapperModel):
     stream that already yielded events cannot be repeated safely.
     """
 
-    def __init__(
-        self,
-        wrapped: object,
-        *,
-        max_retries: int = 3,
-        timing: RetryTiming | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
-        super().__init__(wrapped)  # type: ignore[arg-type]
+    def __init__(self, wrapped: Model, *, max_retries: int = 3) -> None:
+        super().__init__(wrapped)
         self.max_retries = max_retries
         # fixed when the model is built, so a run keeps the timing it started with
-        self.timing = timing or _timing.get() or _DEFAULT_TIMING
-        self._sleep = sleep
-        self.retries_made = 0
+        self.timing = _timing.get() or _DEFAULT_TIMING
 
     async def _wait_before_retry(self, exc: BaseException, attempt: int) -> None:
         delay = retry_delay(exc, attempt, base_delay=self.timing.base_delay, max_delay=self.timing.max_delay)
-        self.retries_made += 1
         logger.warning(
             "model %s: transient error (%s), retry %d/%d in %.2f s",
             self.model_name,
@@ -118,7 +108,7 @@ class RetryingModel(WrapperModel):
             self.max_retries,
             delay,
         )
-        await self._sleep(delay)
+        await asyncio.sleep(delay)
 
     async def request(
         self,

@@ -134,8 +134,6 @@ class LlamaEngine:
         self.load_seconds: float | None = None
         self._llama: Any = None
         self._template: ChatTemplate | None = None
-        self._bos_text = ""
-        self._eos_text = ""
         self._load_lock = threading.Lock()
         self._inference_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"mixseek-local-{path.stem}")
@@ -176,8 +174,6 @@ class LlamaEngine:
             bos_token=_token_text(llama, llama.token_bos()),
             eos_token=_token_text(llama, llama.token_eos()),
         )
-        self._bos_text = self._template.bos_token
-        self._eos_text = self._template.eos_token
         if self.prompt_cache_bytes > 0:
             llama.set_cache(_prefix_state_cache(self.prompt_cache_bytes))
         self.load_seconds = time.perf_counter() - started
@@ -237,7 +233,8 @@ class LlamaEngine:
 
     def tokenize(self, llama: Any, text: str) -> list[int]:
         """Tokens of a rendered prompt; BOS added only when the template did not write it."""
-        add_bos = not (self._bos_text and text.startswith(self._bos_text))
+        bos = self._template.bos_token if self._template is not None else ""
+        add_bos = not (bos and text.startswith(bos))
         return list(llama.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True))
 
     def generate(self, llama: Any, request: GenerationRequest, cancelled: threading.Event) -> Generation:
@@ -260,6 +257,7 @@ class LlamaEngine:
             min_output=MIN_OUTPUT_TOKENS,
         )
         tokens = list(last_tokens)
+        eos = self._template.eos_token if self._template is not None else ""
         grammar_text = self.compile_grammar(llama, request.grammar_schema) if request.grammar_schema else None
 
         clock = _TokenClock(cancelled, request.deadline)
@@ -268,7 +266,7 @@ class LlamaEngine:
             tokens,
             max_tokens=fitted.max_tokens,
             grammar=LlamaGrammar.from_string(grammar_text, verbose=False) if grammar_text else None,
-            stop=[s for s in (*request.stop, self._eos_text) if s],
+            stop=[s for s in (*request.stop, eos) if s],
             stopping_criteria=StoppingCriteriaList([clock]),
             **request.sampling,
         )

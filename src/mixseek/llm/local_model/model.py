@@ -122,7 +122,7 @@ class LlamaCppModel(Model):
         super().__init__(settings=settings, profile=profile)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LlamaCppModel) or type(other) is not type(self):
+        if type(other) is not type(self):
             return NotImplemented
         return (self._path, self._model_name, self.range_policy, self.allow_repeated_tool_calls) == (
             other._path,
@@ -198,11 +198,10 @@ class LlamaCppModel(Model):
             deadline=time.monotonic() + timeout if timeout is not None else None,
         )
         generation = await self._generate(request, timeout)
-        decoded = decode_reply(plan, generation.text, clamp=self.range_policy == "clamp")
+        clamp = self.range_policy == "clamp"
+        decoded = decode_reply(plan, generation.text, clamp=clamp)
         details: dict[str, Any] = {"plan": plan.mode}
-        usage = RequestUsage(
-            input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens
-        )
+        usage = _usage(generation)
 
         repeated = self._repeated_call(decoded.parts, messages, plan.function_tool_names)
         final_plan = final_answer_plan(plan, max_tokens=max_tokens) if repeated else None
@@ -216,10 +215,8 @@ class LlamaCppModel(Model):
             generation = await self._generate(
                 replace(request, grammar_schema=final_plan.grammar_schema), timeout
             )
-            decoded = decode_reply(final_plan, generation.text, clamp=self.range_policy == "clamp")
-            usage = usage + RequestUsage(
-                input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens
-            )
+            decoded = decode_reply(final_plan, generation.text, clamp=clamp)
+            usage = usage + _usage(generation)
 
         if decoded.range_notes:
             logger.info(
@@ -301,3 +298,7 @@ def _timeout_seconds(settings: ModelSettings) -> float | None:
     if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0:
         return float(timeout)
     return None
+
+
+def _usage(generation: Generation) -> RequestUsage:
+    return RequestUsage(input_tokens=generation.prompt_tokens, output_tokens=generation.completion_tokens)

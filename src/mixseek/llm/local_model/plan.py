@@ -106,9 +106,8 @@ def build_plan(params: ModelRequestParameters, *, max_tokens: int) -> ResponsePl
         return ResponsePlan(mode="text", branches=(Branch(kind="final_text"),), grammar_schema=None)
     if len(branches) == 1:
         branch = branches[0]
-        cap = string_cap_for(branch.schema, max_tokens)
         return ResponsePlan(
-            mode="direct", branches=(branch,), grammar_schema=grammar_schema(branch.schema, string_cap=cap)
+            mode="direct", branches=(branch,), grammar_schema=_bounded_grammar(branch.schema, max_tokens)
         )
     alternatives = [_choice_alternative(branch, max_tokens) for branch in branches]
     return ResponsePlan(mode="choice", branches=tuple(branches), grammar_schema={"anyOf": alternatives})
@@ -171,11 +170,15 @@ def _choice_alternative(branch: Branch, max_tokens: int) -> JsonSchema:
         # The final text answer is the whole reply: only `max_tokens` bounds it, and text cut off
         # there is still an answer (the JSON is closed by `close_truncated_json`).
         return _object({"final_answer": {"type": "string"}})
-    cap = string_cap_for(branch.schema, max_tokens)
-    simplified = grammar_schema(branch.schema, string_cap=cap)
+    simplified = _bounded_grammar(branch.schema, max_tokens)
     if branch.kind == "final_json":
         return _object({"final_answer": simplified})
     return _object({"tool": {"const": branch.name}, "arguments": simplified})
+
+
+def _bounded_grammar(schema: JsonSchema, max_tokens: int) -> JsonSchema:
+    """The grammar schema of `schema`, its free strings capped so that together they fit `max_tokens`."""
+    return grammar_schema(schema, string_cap=string_cap_for(schema, max_tokens))
 
 
 def _object(properties: dict[str, JsonSchema]) -> JsonSchema:

@@ -45,7 +45,7 @@ from pydantic_ai.messages import (
 )
 
 from mixseek.llm.local_model.plan import Branch, ResponsePlan
-from mixseek.llm.local_model.schema import JsonSchema, merge_all_of
+from mixseek.llm.local_model.schema import JsonSchema, alternatives_of, merge_all_of
 
 logger = logging.getLogger("mixseek.llm.local")
 
@@ -232,8 +232,8 @@ def describe_type(schema: JsonSchema) -> str:
         return f"exactly {json.dumps(schema['const'])}"
     if isinstance(schema.get("enum"), list):
         return "one of " + ", ".join(json.dumps(value) for value in schema["enum"])
-    alternatives = schema.get("anyOf", schema.get("oneOf"))
-    if isinstance(alternatives, list):
+    alternatives = alternatives_of(schema)
+    if alternatives is not None:
         names = [describe_type(alt) for alt in alternatives if isinstance(alt, dict)]
         return " or ".join(dict.fromkeys(names)) or "any"
     schema_type = schema.get("type")

@@ -80,7 +80,7 @@ def close_truncated_json(text: str) -> str | None:
             value_done()
     elif scalar_start is not None:
         token = result[scalar_start:]
-        if _is_complete_scalar(token):
+        if _parses(token):
             value_done()
         else:
             result = result[:scalar_start]
@@ -96,12 +96,7 @@ def close_truncated_json(text: str) -> str | None:
         elif result.endswith(","):
             result = result[:-1]
         result += closer
-        # The container just closed is a complete value of its parent.
     return result if _parses(result) else None
-
-
-def _is_complete_scalar(token: str) -> bool:
-    return _parses(token)
 
 
 def _parses(text: str) -> bool:

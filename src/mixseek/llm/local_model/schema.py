@@ -109,7 +109,8 @@ def merge_all_of(node: JsonSchema) -> JsonSchema:
     return merged
 
 
-def _alternatives(node: JsonSchema) -> list[Any] | None:
+def alternatives_of(node: JsonSchema) -> list[Any] | None:
+    """The `anyOf` (else `oneOf`) list of `node`, or None."""
     alternatives = node.get("anyOf", node.get("oneOf"))
     return alternatives if isinstance(alternatives, list) else None
 
@@ -131,7 +132,7 @@ def string_slots(schema: JsonSchema) -> int:
     schema = merge_all_of(schema)
     if "const" in schema or "enum" in schema:
         return 0
-    alternatives = _alternatives(schema)
+    alternatives = alternatives_of(schema)
     if alternatives is not None:
         return max((string_slots(alt) for alt in alternatives if isinstance(alt, dict)), default=0)
     node_type = _type_of(schema)
@@ -197,7 +198,7 @@ def _simplify(node: Any, cap: int) -> JsonSchema:
         return {"const": node["const"]}
     if isinstance(node.get("enum"), list) and node["enum"]:
         return {"enum": list(node["enum"])}
-    alternatives = _alternatives(node)
+    alternatives = alternatives_of(node)
     if alternatives is not None:
         rest = {key: value for key, value in node.items() if key not in ("anyOf", "oneOf")}
         kept = [
@@ -304,7 +305,7 @@ def _enforce(value: Any, schema: Any, path: str, clamp: bool, notes: list[str]) 
     if not isinstance(schema, dict) or schema.get(_NEVER_KEY):
         return value
     schema = merge_all_of(schema)
-    alternatives = _alternatives(schema)
+    alternatives = alternatives_of(schema)
     if alternatives is not None:
         chosen = _matching_alternative(value, alternatives)
         return value if chosen is None else _enforce(value, chosen, path, clamp, notes)
