@@ -1,14 +1,16 @@
 """The store's writes as kinds the write queue can batch (see `_write_queue`).
 
 A batch of n saves costs the same eight statements as one save, each with n
-rows; a batch of decisions is one UPDATE. Any other write is a plain
-function of the connection, run in turn.
+rows; a batch of decisions is one UPDATE, a batch of round starts or
+failures one upsert. Any other write is a plain function of the
+connection, run in turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -99,11 +101,11 @@ def _save_rounds(conn: Conn, records: Sequence[RoundRecord]) -> list[Any]:
     """Replace the rows of these rounds (their keys are distinct) and their teams' standings."""
     for chunk in chunks(records):
         keys = flat([(r.execution_id, r.team_id, r.round_number) for r in chunk])
-        for table in sql.ROUND_TABLES:
+        for table, _, _ in _ROUND_ROWS:
             conn.execute(sql.delete_rounds(table, len(chunk)), keys)
         for table, columns, row in _ROUND_ROWS:
             conn.execute(sql.insert(table, columns, len(chunk)), flat([row(r) for r in chunk]))
-        refresh_standings(conn, {(r.execution_id, r.team_id) for r in chunk})
+    refresh_standings(conn, {(r.execution_id, r.team_id) for r in records})
     return [None] * len(records)
 
 
@@ -146,6 +148,15 @@ def _update_judgments(conn: Conn, judgments: Sequence[Judgment]) -> list[Any]:
     ]
 
 
+# (execution_id, team_id, round_number, status, started_at, ended_at, error_message)
+RoundStatusRow = tuple[str, str, int, str, datetime | None, datetime | None, str | None]
+
+
+def _upsert_round_statuses(conn: Conn, rows: Sequence[RoundStatusRow]) -> list[Any]:
+    execute_rows(conn, sql.upsert_round_status, rows)
+    return [None] * len(rows)
+
+
 def _insert_model_calls(conn: Conn, batches: Sequence[Sequence[Sequence[object]]]) -> list[Any]:
     statement = partial(sql.insert, "model_calls", sql.MODEL_CALL_INSERT_COLUMNS)
     execute_rows(conn, statement, [row for rows in batches for row in rows])
@@ -160,6 +171,10 @@ SAVE_ROUND: WriteKind[RoundRecord] = WriteKind(
     "save_round", _save_rounds, key=lambda r: (r.execution_id, r.team_id, r.round_number)
 )
 JUDGMENT: WriteKind[Judgment] = WriteKind("update_judgment", _update_judgments, key=lambda j: j.key)
+# starts and failures of rounds; one statement may not upsert a round twice
+ROUND_STATUS: WriteKind[RoundStatusRow] = WriteKind(
+    "round_status", _upsert_round_statuses, key=lambda r: r[:3]
+)
 # usage rows are only ever appended, and nothing a write does depends on them
 MODEL_CALLS: WriteKind[Sequence[Sequence[object]]] = WriteKind(
     "record_model_calls", _insert_model_calls, commutes=True

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 KEY = "execution_id = ? AND team_id = ? AND round_number = ?"
 
-ROUND_TABLES = ("round_history", "leader_board", "round_status")
-
 
 def values(rows: int, width: int, row: str | None = None) -> str:
     """`(?, ?), (?, ?)`: the VALUES list of a multi-row statement (`row` overrides one row's text)."""
@@ -131,23 +129,29 @@ LEADER_BOARD_COLUMNS = (
     "score_details, submission_content, submission_format, usage_info, is_final, created_at"
 )
 
-SUBMISSION_HISTORY = """
-SELECT lb.round_number, lb.submission_content, lb.evaluation_score, lb.score_details, lb.evaluation_feedback,
-       coalesce(rs.started_at, lb.created_at), coalesce(rs.ended_at, lb.created_at)
+_HISTORY_COLUMNS = (
+    "lb.round_number, lb.submission_content, lb.evaluation_score, lb.score_details, lb.evaluation_feedback, "
+    "coalesce(rs.started_at, lb.created_at), coalesce(rs.ended_at, lb.created_at)"
+)
+
+
+def _submission_history(where: str, *, by_team: bool) -> str:
+    """Scored rounds matching `where` (round, content, score, details, feedback, start, end) by
+    round number; `by_team` puts `team_id` first and orders by it before the round."""
+    team = "lb.team_id, " if by_team else ""
+    return f"""
+SELECT {team}{_HISTORY_COLUMNS}
 FROM leader_board lb
 LEFT JOIN round_status rs USING (execution_id, team_id, round_number)
-WHERE lb.execution_id = ? AND lb.team_id = ? AND lb.round_number < ?
-ORDER BY lb.round_number
+WHERE {where}
+ORDER BY {team}lb.round_number
 """
 
-ALL_SUBMISSION_HISTORIES = """
-SELECT lb.team_id, lb.round_number, lb.submission_content, lb.evaluation_score, lb.score_details,
-       lb.evaluation_feedback, coalesce(rs.started_at, lb.created_at), coalesce(rs.ended_at, lb.created_at)
-FROM leader_board lb
-LEFT JOIN round_status rs USING (execution_id, team_id, round_number)
-WHERE lb.execution_id = ? AND lb.round_number < ?
-ORDER BY lb.team_id, lb.round_number
-"""
+
+SUBMISSION_HISTORY = _submission_history(
+    "lb.execution_id = ? AND lb.team_id = ? AND lb.round_number < ?", by_team=False
+)
+ALL_SUBMISSION_HISTORIES = _submission_history("lb.execution_id = ? AND lb.round_number < ?", by_team=True)
 
 EXECUTION_COLUMNS = "execution_id, user_prompt, status, config, started_at, ended_at, summary"
 

@@ -31,6 +31,7 @@ from typing import Any, Literal, Self, TypeVar
 
 import duckdb
 
+from mixseek.config.workspace import WORKSPACE_ENV, Workspace
 from mixseek.errors import ConfigError
 from mixseek.round_controller.models import RoundState
 from mixseek.storage import _sql as sql
@@ -39,9 +40,10 @@ from mixseek.storage._round_writes import (
     CALL,
     JUDGMENT,
     MODEL_CALLS,
+    ROUND_STATUS,
     SAVE_ROUND,
     Judgment,
-    execute_rows,
+    RoundStatusRow,
     json_text,
 )
 from mixseek.storage._write_queue import WriteKind, WriteQueue
@@ -61,17 +63,15 @@ from mixseek.storage.schema import EXECUTION_STATUSES
 T = TypeVar("T")
 Conn = duckdb.DuckDBPyConnection
 
-DB_FILE_NAME = "mixseek.db"
 WRITER_IDLE_CLOSE_SECONDS = 0.05
-WORKSPACE_ENV = "MIXSEEK_WORKSPACE"
 
 
 def default_db_path() -> Path:
     """`$MIXSEEK_WORKSPACE/mixseek.db`."""
     workspace = os.environ.get(WORKSPACE_ENV)
     if not workspace:
-        raise ConfigError(WORKSPACE_ENV, None, "not set: pass db_path or set MIXSEEK_WORKSPACE")
-    return Path(workspace) / DB_FILE_NAME
+        raise ConfigError(WORKSPACE_ENV, None, f"not set: pass db_path or set {WORKSPACE_ENV}")
+    return Workspace(Path(workspace)).db_path
 
 
 def _load(value: str | None) -> Any:
@@ -80,6 +80,24 @@ def _load(value: str | None) -> Any:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _utc_or_now(value: datetime | None) -> datetime:
+    return as_utc(value) if value is not None else _now()
+
+
+def _update(
+    conn: Conn,
+    query: str,
+    params: Sequence[object],
+    missing: str,
+    found: Callable[[list[Any]], bool] = bool,
+) -> None:
+    """Run `UPDATE ... RETURNING <column>`; unless `found(returned values)` (by default: unless
+    a row changed), raise RecordNotFoundError(`missing`), so the transaction rolls it back."""
+    returned = [row[0] for row in conn.execute(query, list(params)).fetchall()]
+    if not found(returned):
+        raise RecordNotFoundError(missing)
 
 
 def _dicts(conn: Conn, query: str, params: Sequence[object]) -> list[dict[str, Any]]:
@@ -234,13 +252,13 @@ class AggregationStore:
         """Mark an interrupted execution as running again, for a resume."""
 
         def work(conn: Conn) -> None:
-            updated = conn.execute(
+            _update(
+                conn,
                 "UPDATE executions SET status = 'running', ended_at = NULL WHERE execution_id = ? "
                 "RETURNING execution_id",
                 [execution_id],
-            ).fetchall()
-            if not updated:
-                raise RecordNotFoundError(f"no execution {execution_id!r}")
+                f"no execution {execution_id!r}",
+            )
 
         await self._call(work, write=True)
 
@@ -293,16 +311,16 @@ class AggregationStore:
         """Set the execution's final status and summary; `ended_at` defaults to now."""
         if status not in EXECUTION_STATUSES:
             raise ValueError(f"status must be one of {', '.join(EXECUTION_STATUSES)}, got {status!r}")
-        ended = as_utc(ended_at) if ended_at is not None else _now()
+        ended = _utc_or_now(ended_at)
 
         def work(conn: Conn) -> None:
-            updated = conn.execute(
+            _update(
+                conn,
                 "UPDATE executions SET status = ?, summary = ?, ended_at = ? WHERE execution_id = ? "
                 "RETURNING execution_id",
                 [status, json_text(summary), ended, execution_id],
-            ).fetchall()
-            if not updated:
-                raise RecordNotFoundError(f"no execution {execution_id!r}")
+                f"no execution {execution_id!r}",
+            )
 
         await self._call(work, write=True)
 
@@ -334,19 +352,20 @@ class AggregationStore:
         self, execution_id: str, team_id: str, round_number: int, *, started_at: datetime | None = None
     ) -> None:
         """Record that a team's round is under way (round_status 'running')."""
-        started = as_utc(started_at) if started_at is not None else _now()
-        params = [execution_id, team_id, round_number, "running", started, None, None]
-        await self._call(lambda conn: conn.execute(sql.upsert_round_status(1), params).fetchall(), write=True)
+        started = _utc_or_now(started_at)
+        row: RoundStatusRow = (execution_id, team_id, round_number, "running", started, None, None)
+        await self._write(ROUND_STATUS, row)
 
     async def mark_rounds_started(
         self, execution_id: str, round_number: int, team_ids: Sequence[str]
     ) -> None:
         """`mark_round_started` for several teams in one transaction (a round's start)."""
         started = _now()
-        teams = dict.fromkeys(team_ids)  # once each: one statement may not upsert a row twice
-        rows = [[execution_id, team_id, round_number, "running", started, None, None] for team_id in teams]
-        if rows:
-            await self._call(lambda conn: execute_rows(conn, sql.upsert_round_status, rows), write=True)
+        rows: list[RoundStatusRow] = [
+            (execution_id, team_id, round_number, "running", started, None, None) for team_id in team_ids
+        ]
+        # submitted together, they share a batch (a team given twice goes in a later statement)
+        await asyncio.gather(*(self._write(ROUND_STATUS, row) for row in rows))
 
     async def mark_round_failed(
         self,
@@ -365,9 +384,9 @@ class AggregationStore:
         """
         if status not in ("failed", "timeout"):
             raise ValueError(f"status must be 'failed' or 'timeout', got {status!r}")
-        ended = as_utc(ended_at) if ended_at is not None else _now()
-        params = [execution_id, team_id, round_number, status, None, ended, error_message]
-        await self._call(lambda conn: conn.execute(sql.upsert_round_status(1), params).fetchall(), write=True)
+        ended = _utc_or_now(ended_at)
+        row: RoundStatusRow = (execution_id, team_id, round_number, status, None, ended, error_message)
+        await self._write(ROUND_STATUS, row)
 
     async def update_judgment(
         self,
@@ -390,18 +409,15 @@ class AggregationStore:
 
     async def mark_final(self, execution_id: str, team_id: str, round_number: int) -> None:
         """Flag this round as the team's final submission and unflag the team's other rounds."""
-        key = [execution_id, team_id, round_number]
 
         def work(conn: Conn) -> None:
-            exists = conn.execute(f"SELECT count(*) FROM leader_board WHERE {sql.KEY}", key).fetchone()
-            if exists is None or exists[0] == 0:
-                raise RecordNotFoundError(
-                    f"no leader_board row for round {round_number} of team {team_id!r} in {execution_id!r}"
-                )
-            conn.execute(
+            _update(
+                conn,
                 "UPDATE leader_board SET is_final = (round_number = ?) "
-                "WHERE execution_id = ? AND team_id = ?",
+                "WHERE execution_id = ? AND team_id = ? RETURNING round_number",
                 [round_number, execution_id, team_id],
+                f"no leader_board row for round {round_number} of team {team_id!r} in {execution_id!r}",
+                found=lambda rounds: round_number in rounds,
             )
 
         await self._call(work, write=True)

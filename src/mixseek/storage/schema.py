@@ -20,15 +20,16 @@ transaction as the leader_board row it summarises (see
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from mixseek.storage.errors import SchemaVersionError
+from mixseek.storage.models import ExecutionStatus, RoundStatusValue
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
-EXECUTION_STATUSES = ("running", "completed", "partial_failure", "failed", "interrupted")
-ROUND_STATUSES = ("running", "completed", "failed", "timeout")
+EXECUTION_STATUSES: tuple[str, ...] = get_args(ExecutionStatus)
+ROUND_STATUSES: tuple[str, ...] = get_args(RoundStatusValue)
 
 
 def _sql_list(values: tuple[str, ...]) -> str:
