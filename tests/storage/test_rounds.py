@@ -243,3 +243,16 @@ async def test_json_columns_hold_json(store: AggregationStore, db_path: Path) ->
     finally:
         conn.close()
     assert row == ("日本語", "OBJECT")
+
+
+async def test_round_histories_of_an_execution_in_one_read(store: AggregationStore) -> None:
+    await store.save_round(record("team-b", 1))
+    await store.save_round(record("team-a", 2))
+    await store.save_round(record("team-a", 1))
+    await store.save_round(record("team-c", 1, execution_id="exec-2"))
+
+    histories = await store.get_round_histories("exec-1")
+
+    assert [(h.team_id, h.round_number) for h in histories] == [("team-a", 1), ("team-b", 1), ("team-a", 2)]
+    assert histories[0].member_submissions_record == {"team_id": "team-a", "submissions": []}
+    assert histories[0] == await store.get_round_history("exec-1", "team-a", 1)

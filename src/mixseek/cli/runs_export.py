@@ -12,8 +12,9 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from mixseek.orchestrator.models import BestSubmission
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.models import ExecutionRecord, LeaderBoardRow, RoundStatusRecord
+from mixseek.storage.models import ExecutionRecord, LeaderBoardRow, RoundHistoryRecord, RoundStatusRecord
 
 Doc = dict[str, Any]
 
@@ -36,22 +37,9 @@ def total_tokens(usage: dict[str, Any]) -> int:
     return int(usage.get("input_tokens") or 0) + int(usage.get("output_tokens") or 0)
 
 
-def _best_row(rows: list[LeaderBoardRow], team_id: str) -> LeaderBoardRow | None:
-    candidates = [r for r in rows if r.team_id == team_id]
-    return max(candidates, key=lambda r: (r.evaluation_score, r.round_number)) if candidates else None
-
-
 def _best_of(ranking: list[dict[str, Any]], rows: list[LeaderBoardRow]) -> Doc | None:
-    row = _best_row(rows, ranking[0]["team_id"]) if ranking else None
-    if row is None:
-        return None
-    return {
-        "team_id": row.team_id,
-        "team_name": row.team_name,
-        "round_number": row.round_number,
-        "score": row.evaluation_score,
-        "content": row.submission_content,
-    }
+    best = BestSubmission.from_board(ranking, rows)
+    return best.model_dump() if best is not None else None
 
 
 async def list_entry(store: AggregationStore, record: ExecutionRecord) -> Doc:
@@ -99,15 +87,14 @@ def _members(record: dict[str, Any] | None) -> Doc:
     return {"total": len(submissions), "succeeded": succeeded, "failed": len(submissions) - succeeded}
 
 
-async def _round(
-    store: AggregationStore,
+def _round(
     number: int,
     row: LeaderBoardRow | None,
     status: RoundStatusRecord | None,
+    history: RoundHistoryRecord | None,
     *,
     full: bool,
 ) -> Doc:
-    history = await store.get_round_history(row.execution_id, row.team_id, number) if row else None
     record = history.member_submissions_record if history is not None else None
     doc: Doc = {
         "round_number": number,
@@ -161,6 +148,7 @@ async def run_document(store: AggregationStore, record: ExecutionRecord, *, full
     rows = await store.get_leader_board(eid)
     statuses = await store.get_round_statuses(eid)
     ranking = await store.get_leader_board_ranking(eid)
+    histories = {(h.team_id, h.round_number): h for h in await store.get_round_histories(eid)}
     summary = None if is_live(record) else record.summary
 
     board = {(r.team_id, r.round_number): r for r in rows}
@@ -176,7 +164,10 @@ async def run_document(store: AggregationStore, record: ExecutionRecord, *, full
     teams: list[Doc] = []
     for position, team_id in enumerate(order, start=1):
         keys = sorted({k for k in (*board, *state) if k[0] == team_id}, key=lambda k: k[1])
-        rounds = [await _round(store, k[1], board.get(k), state.get(k), full=full) for k in keys]
+        rounds = [
+            _round(k[1], board.get(k), state.get(k), histories.get(k) if k in board else None, full=full)
+            for k in keys
+        ]
         known = summary_teams.get(team_id)
         standing = (
             {key: known.get(key) for key in TEAM_FIELDS}

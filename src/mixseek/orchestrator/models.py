@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from mixseek.storage.models import LeaderBoardRow
+
 ExecutionStatus = Literal["completed", "partial_failure", "failed", "interrupted"]
 StopReason = Literal["finished", "budget", "execution_timeout", "interrupted"]
 
@@ -29,6 +31,23 @@ class BestSubmission(BaseModel):
     round_number: int
     score: float
     content: str
+
+    @classmethod
+    def from_board(cls, ranking: list[dict[str, Any]], rows: list[LeaderBoardRow]) -> BestSubmission | None:
+        """The ranking's top team's best round (its best score, the later round on a tie)."""
+        if not ranking:
+            return None
+        candidates = [r for r in rows if r.team_id == ranking[0]["team_id"]]
+        if not candidates:
+            return None
+        row = max(candidates, key=lambda r: (r.evaluation_score, r.round_number))
+        return cls(
+            team_id=row.team_id,
+            team_name=row.team_name,
+            round_number=row.round_number,
+            score=row.evaluation_score,
+            content=row.submission_content,
+        )
 
 
 class ExecutionSummary(BaseModel):

@@ -380,21 +380,8 @@ class Orchestrator:
         else:
             status = "partial_failure"
         ranking = await self.store.get_leader_board_ranking(execution_id)
-        best: BestSubmission | None = None
-        if ranking:
-            top = ranking[0]
-            rows = await self.store.get_leader_board(execution_id)
-            row = max(
-                (r for r in rows if r.team_id == top["team_id"]),
-                key=lambda r: (r.evaluation_score, r.round_number),
-            )
-            best = BestSubmission(
-                team_id=row.team_id,
-                team_name=row.team_name,
-                round_number=row.round_number,
-                score=row.evaluation_score,
-                content=row.submission_content,
-            )
+        rows = await self.store.get_leader_board(execution_id) if ranking else []
+        best = BestSubmission.from_board(ranking, rows)
         totals = await self.store.get_usage_totals(execution_id)
         summary = ExecutionSummary(
             execution_id=execution_id,

@@ -485,19 +485,27 @@ class AggregationStore:
     async def get_round_history(
         self, execution_id: str, team_id: str, round_number: int
     ) -> RoundHistoryRecord | None:
+        records = await self._round_histories(f"WHERE {sql.KEY}", [execution_id, team_id, round_number])
+        return records[0] if records else None
+
+    async def get_round_histories(self, execution_id: str) -> list[RoundHistoryRecord]:
+        """Every round_history row of the execution in one read, by round number then team_id."""
+        return await self._round_histories(
+            "WHERE execution_id = ? ORDER BY round_number, team_id", [execution_id]
+        )
+
+    async def _round_histories(self, where: str, params: list[object]) -> list[RoundHistoryRecord]:
         query = (
             "SELECT id, execution_id, team_id, team_name, round_number, message_history, "
-            f"member_submissions_record, created_at FROM round_history WHERE {sql.KEY}"
+            f"member_submissions_record, created_at FROM round_history {where}"
         )
-        rows = await self._call(
-            lambda conn: _dicts(conn, query, [execution_id, team_id, round_number]), write=False
-        )
-        if not rows:
-            return None
-        row = rows[0]
-        return RoundHistoryRecord(
-            **{**row, "member_submissions_record": _load(row["member_submissions_record"])}
-        )
+        rows = await self._call(lambda conn: _dicts(conn, query, params), write=False)
+        return [
+            RoundHistoryRecord(
+                **{**row, "member_submissions_record": _load(row["member_submissions_record"])}
+            )
+            for row in rows
+        ]
 
     async def get_leader_board(self, execution_id: str) -> list[LeaderBoardRow]:
         """Every leader_board row of the execution, by round number then team_id."""
