@@ -5,9 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic_ai import models
 from typer.testing import CliRunner
 
 from mixseek.cli.app import app
+
+# No test may reach a real provider: fixtures name models such as `openai:gpt-4o-mini`, and a
+# forgotten override must fail loudly instead of sending a request. Tests of mixseek's own HTTP
+# handling against a server on 127.0.0.1 re-enable requests for themselves.
+models.ALLOW_MODEL_REQUESTS = False
 
 
 @pytest.fixture(autouse=True)

@@ -50,6 +50,8 @@ class World:
     on_leader_call: Callable[[str, int], None] | None = None
     leader_delay: float = 0.0
     leader_delays: dict[str, float] = field(default_factory=dict)
+    # from this round on every leader waits until cancelled (a timeout), whatever the machine's speed
+    leaders_hang_from_round: int | None = None
     flaky_rate: float = 0.0
     flaky_seed: int = 7
     failures_injected: int = 0
@@ -78,6 +80,9 @@ class World:
 
     def leader(self, team: str) -> FunctionModel:
         async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            hang_from = self.leaders_hang_from_round
+            if hang_from is not None and len(ROUND_RE.findall(first_user_text(messages))) + 1 >= hang_from:
+                await asyncio.Event().wait()
             delay = self.leader_delays.get(team, self.leader_delay)
             if delay:
                 await asyncio.sleep(delay)

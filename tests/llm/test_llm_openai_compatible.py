@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, Field
-from pydantic_ai import Agent
+from pydantic_ai import Agent, models
 from typer.testing import CliRunner
 
 from mixseek.cli.app import app
@@ -88,7 +88,9 @@ class FakeServer:
 
 
 @pytest.fixture
-def fake_server() -> Iterator[FakeServer]:
+def fake_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
+    # the server is on 127.0.0.1: real provider clients may talk to it
+    monkeypatch.setattr(models, "ALLOW_MODEL_REQUESTS", True)
     server = FakeServer()
     thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
     thread.start()
