@@ -5,9 +5,12 @@ from __future__ import annotations
 import typer
 
 from mixseek.cli.config_cmd import config_app
+from mixseek.cli.console import silence_library_banners
+from mixseek.cli.doctor_cmd import doctor_command
 from mixseek.cli.evaluate_cmd import evaluate_command
 from mixseek.cli.exec_cmd import exec_command
 from mixseek.cli.init_cmd import init_command
+from mixseek.cli.options import VersionOption
 from mixseek.cli.runs_cmd import runs_app
 from mixseek.cli.team_cmd import member_command, team_command
 
@@ -18,6 +21,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Teams of LLM agents compete on one task over rounds; an LLM judge scores them.",
 )
+
+
+@app.callback()
+def _options(version: VersionOption = False) -> None:
+    silence_library_banners()
+
+
 app.command("init")(init_command)
 app.add_typer(config_app, name="config")
 app.command("exec")(exec_command)
@@ -25,6 +35,7 @@ app.command("team")(team_command)
 app.command("member")(member_command)
 app.command("evaluate")(evaluate_command)
 app.add_typer(runs_app, name="runs")
+app.command("doctor")(doctor_command)
 
 
 def main() -> None:

@@ -35,6 +35,7 @@ from mixseek.llm.local_model.prompt import (
     fit_to_context,
 )
 from mixseek.llm.local_model.schema import JsonSchema
+from mixseek.llm.local_model.selftest import verify_local_model
 
 logger = logging.getLogger("mixseek.llm.local")
 
@@ -395,9 +396,12 @@ def get_engine(
 ) -> LlamaEngine:
     """The process-wide engine of the GGUF file at `path` (created on first request, not loaded).
 
-    The first caller's options apply; later callers share that engine.
+    The first caller's options apply; later callers share that engine. The first request for a
+    file in a process runs the build's self-test (`selftest.verify_local_model`) before any engine
+    exists, so a llama.cpp build that crashes on this CPU becomes a clear error, not a dead process.
     """
     key = path.resolve()
+    verify_local_model(key)
     with _engines_lock:
         engine = _engines.get(key)
         if engine is None:
