@@ -105,7 +105,7 @@ def test_config_show_values_sources_and_masked_secrets(
     assert sections["credentials"] == [
         {"key": "OPENAI_API_KEY", "value": "****1234", "source": "needed by leader of team 'analysts'"}
     ]
-    assert {row["key"] for row in sections["team analysts"]} >= {"team_id", "leader", "members"}
+    assert {row["key"] for row in sections["team analysts"]} >= {"team_id", "leader.model", "members"}
     prompt = {row["key"]: row for row in sections["prompt_builder"]}
     assert prompt["team_user_prompt"]["source"] == str(workspace / "configs" / "prompt_builder.toml")
     assert prompt["evaluator_user_prompt"]["source"] == "default"

@@ -141,9 +141,9 @@ def test_missing_sdk_gives_install_hint(monkeypatch: pytest.MonkeyPatch) -> None
         create_model("anthropic:claude-sonnet-4-5", role=LEADER)
     assert str(info.value) == (
         "model 'anthropic:claude-sonnet-4-5' for leader of team 'alpha' needs the Python module "
-        "'anthropic', which is not installed: pip install 'mixseek[anthropic]'"
+        "'anthropic', which is not installed: pip install 'pydantic-ai-slim[anthropic]'"
     )
-    with pytest.raises(MixseekError, match=r"pip install 'mixseek\[anthropic\]'"):
+    with pytest.raises(MixseekError, match=r"pip install 'pydantic-ai-slim\[anthropic\]'"):
         check_credentials("anthropic:claude-sonnet-4-5", role=LEADER)
 
 
@@ -152,7 +152,7 @@ def test_missing_openai_sdk_gives_install_hint(monkeypatch: pytest.MonkeyPatch) 
     openai_modules = [name for name in sys.modules if name.startswith("pydantic_ai.") and "openai" in name]
     _without_module(monkeypatch, "openai", *openai_modules)
     with pytest.raises(
-        MixseekError, match=r"'openai', which is not installed: pip install 'mixseek\[openai\]'$"
+        MixseekError, match=r"'openai', which is not installed: pip install 'pydantic-ai-slim\[openai\]'$"
     ):
         create_model("openai:gpt-4o", role=LEADER)
 
@@ -168,7 +168,7 @@ def test_google_gla_alias_is_accepted(monkeypatch: pytest.MonkeyPatch, alias: st
     # The google SDK may not be installed here; either way the error is about the SDK,
     # never "unknown provider".
     _without_module(monkeypatch, "google.genai", "pydantic_ai.providers.google", "pydantic_ai.models.google")
-    with pytest.raises(MixseekError, match=r"pip install 'mixseek\[google\]'$"):
+    with pytest.raises(MixseekError, match=r"pip install 'pydantic-ai-slim\[google\]'$"):
         create_model(f"{alias}:gemini-2.5-flash", role="judgment")
     assert required_env_var(f"{alias}:gemini-2.5-flash") == "GOOGLE_API_KEY"
 
@@ -177,7 +177,7 @@ def test_google_vertex_alias_is_accepted(monkeypatch: pytest.MonkeyPatch) -> Non
     _without_module(
         monkeypatch, "google.genai", "pydantic_ai.providers.google_cloud", "pydantic_ai.providers.google"
     )
-    with pytest.raises(MixseekError, match=r"pip install 'mixseek\[google\]'$"):
+    with pytest.raises(MixseekError, match=r"pip install 'pydantic-ai-slim\[google\]'$"):
         check_credentials("google-vertex:gemini-2.5-pro", role="judgment")
     assert required_env_var("google-vertex:gemini-2.5-pro") is None
 

@@ -17,10 +17,11 @@ from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.options import OrchestratorOption, WorkspaceOption
 from mixseek.cli.render import check_output_format, print_json
 from mixseek.config.bundle import ExecutionConfig, collect_execution_config, load_execution_config
-from mixseek.config.loader import Loaded
+from mixseek.config.loader import DEFAULT_SOURCE, Loaded
 from mixseek.config.scaffold import CONFIG_KINDS, DEFAULT_SAMPLE_MODEL, write_config_kind
 from mixseek.config.workspace import resolve_workspace
 from mixseek.llm import required_env_var
+from mixseek.orchestrator.preflight import reference_problems
 from mixseek.prompt_builder.settings import load_prompt_builder_settings
 
 config_app = typer.Typer(no_args_is_help=True, help="Create, inspect and check config files.")
@@ -74,6 +75,23 @@ def _rows(loaded: Loaded[Any]) -> list[dict[str, str]]:
     ]
 
 
+def _file_rows(config: BaseModel, path: Path, prefix: str = "") -> list[dict[str, str]]:
+    """A team's values, credited to its file only where the file sets them (pydantic's fields_set).
+
+    A nested table such as `[team.leader]` gets a row per key, so a default leader model
+    shows as `default` even when the file has a leader table."""
+    rows: list[dict[str, str]] = []
+    for name in type(config).model_fields:
+        value = getattr(config, name)
+        key = f"{prefix}{name}"
+        if isinstance(value, BaseModel):
+            rows += _file_rows(value, path, f"{key}.")
+            continue
+        source = str(path) if name in config.model_fields_set else DEFAULT_SOURCE
+        rows.append({"key": key, "value": _display(name, value), "source": source})
+    return rows
+
+
 def _credential_rows(config: ExecutionConfig) -> list[dict[str, str]]:
     rows: dict[str, dict[str, str]] = {}
     for model, role in config.model_roles():
@@ -107,10 +125,7 @@ def config_show(
         "prompt_builder": _rows(load_prompt_builder_settings(ws.root)),
     }
     for entry in loaded.teams:
-        sections[f"team {entry.config.team_id}"] = [
-            {"key": name, "value": _display(name, getattr(entry.config, name)), "source": str(entry.path)}
-            for name in type(entry.config).model_fields
-        ]
+        sections[f"team {entry.config.team_id}"] = _file_rows(entry.config, entry.path)
     sections["credentials"] = _credential_rows(loaded)
     if output_format == "json":
         print_json({"workspace": str(ws.root), "sections": sections})
@@ -132,10 +147,12 @@ def config_validate(workspace: WorkspaceOption = None, config: OrchestratorOptio
     """Check every config file of the workspace and report every problem found."""
     ws = resolve_workspace(workspace)
     loaded, problems = collect_execution_config(ws, config)
+    if loaded is not None:
+        problems.errors.extend(reference_problems(loaded))
     err = stderr_console()
     for problem in problems.errors:
         report(str(problem))
-    if loaded is None:
+    if loaded is None or problems.errors:
         err.print(f"{len(problems.errors)} problem(s) found")
         raise typer.Exit(EXIT_FAILURE)
     missing = [row for row in _credential_rows(loaded) if row["value"] == "(not set)"]

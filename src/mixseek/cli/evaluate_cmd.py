@@ -13,17 +13,20 @@ from rich.table import Table
 
 from mixseek.cli.console import stdout_console
 from mixseek.cli.errors import cli_errors
-from mixseek.cli.options import OutputFormatOption, WorkspaceOption
+from mixseek.cli.options import OutputFormatOption, PromptFileOption, SubmissionFileOption, WorkspaceOption
+from mixseek.cli.prompt_input import STDIN, given_text, required_text
 from mixseek.cli.render import check_output_format, print_json, usage_json, usage_table
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.loader import load_section
 from mixseek.config.workspace import WORKSPACE_ENV, resolve_workspace
+from mixseek.errors import MixseekError
 from mixseek.evaluator import Evaluator
 from mixseek.evaluator.evaluator import EvaluatorPromptRenderer
 from mixseek.prompt_builder.builder import UserPromptBuilder
 from mixseek.prompt_builder.constants import DEFAULT_EVALUATOR_USER_PROMPT
-from mixseek.prompt_builder.formatters import get_current_datetime_with_timezone
+from mixseek.prompt_builder.formatters import check_timezone_env, get_current_datetime_with_timezone
 from mixseek.prompt_builder.templates import compile_prompt_template
+from mixseek.text_safety import strip_controls
 
 
 def _renderer(workspace: Path | None) -> EvaluatorPromptRenderer:
@@ -44,10 +47,34 @@ def _renderer(workspace: Path | None) -> EvaluatorPromptRenderer:
     return render
 
 
+def _texts(
+    first: str | None, second: str | None, prompt_file: str | None, submission_file: str | None
+) -> tuple[str, str]:
+    """PROMPT and SUBMISSION from the positional arguments and the two file options.
+
+    With `--prompt-file` and one argument, the argument is the SUBMISSION."""
+    if prompt_file == STDIN and submission_file == STDIN:
+        raise MixseekError("--submission-file: standard input is already read by --prompt-file")
+    if prompt_file is not None and submission_file is None and second is None:
+        first, second = None, first
+    prompt = given_text(first, prompt_file, name="PROMPT", option="--prompt-file")
+    submission = given_text(second, submission_file, name="SUBMISSION", option="--submission-file")
+    return (
+        required_text(prompt, name="PROMPT", option="--prompt-file"),
+        required_text(submission, name="SUBMISSION", option="--submission-file"),
+    )
+
+
 @cli_errors
 def evaluate_command(
-    prompt: Annotated[str, typer.Argument(help="The task the submission answers.")],
-    submission: Annotated[str, typer.Argument(help="The submission to score.")],
+    prompt: Annotated[
+        str | None, typer.Argument(help="The task the submission answers.", show_default=False)
+    ] = None,
+    submission: Annotated[
+        str | None, typer.Argument(help="The submission to score.", show_default=False)
+    ] = None,
+    prompt_file: PromptFileOption = None,
+    submission_file: SubmissionFileOption = None,
     config: Annotated[
         Path | None,
         typer.Option("--config", "-c", help="evaluator.toml (default: WORKSPACE/configs/evaluator.toml)."),
@@ -57,11 +84,13 @@ def evaluate_command(
 ) -> None:
     """Score SUBMISSION as an answer to PROMPT with every configured metric."""
     check_output_format(output_format)
+    check_timezone_env()  # the prompt shows the time: a bad $TZ is one line now, not a traceback later
+    prompt_text, submission_text = _texts(prompt, submission, prompt_file, submission_file)
     if config is None:
         config = resolve_workspace(workspace).evaluator_file
     settings = load_section(EvaluatorSettings, config.resolve(), "evaluator").value
     evaluator = Evaluator(settings, _renderer(workspace), base_dir=config.resolve().parent)
-    result = asyncio.run(evaluator.evaluate(prompt, submission))
+    result = asyncio.run(evaluator.evaluate(prompt_text, submission_text))
     if output_format == "json":
         print_json(
             {
@@ -76,6 +105,6 @@ def evaluate_command(
     for column in ("metric", "score", "weight", "comment"):
         table.add_column(column)
     for m in result.metrics:
-        table.add_row(escape(m.name), f"{m.score:.2f}", f"{m.weight:.3f}", escape(m.comment))
+        table.add_row(escape(m.name), f"{m.score:.2f}", f"{m.weight:.3f}", escape(strip_controls(m.comment)))
     out.print(table)
     out.print(usage_table({m.name: m.usage for m in result.metrics} | {"total": result.usage}))

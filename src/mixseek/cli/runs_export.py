@@ -15,6 +15,7 @@ from typing import Any
 from mixseek.orchestrator.models import BestSubmission
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.models import ExecutionRecord, LeaderBoardRow, RoundHistoryRecord, RoundStatusRecord
+from mixseek.text_safety import strip_controls_in
 
 Doc = dict[str, Any]
 
@@ -196,6 +197,7 @@ async def run_document(store: AggregationStore, record: ExecutionRecord, *, full
         "status": record.status,
         "stop_reason": summary.get("stop_reason") if summary else None,
         "stop_detail": summary.get("stop_detail") if summary else None,
+        "degraded_reasons": list(summary.get("degraded_reasons") or []) if summary else [],
         "started_at": _iso(record.started_at),
         "ended_at": _iso(record.ended_at),
         "duration_seconds": duration,
@@ -247,10 +249,12 @@ def one_line(text: object) -> str:
 
 
 def stop_text(doc: Doc) -> str:
-    """The suffix after a status, like " (stop_reason: stop_detail)"; empty without a stop reason."""
-    if not doc["stop_reason"]:
-        return ""
-    return f" ({doc['stop_reason']}{': ' + doc['stop_detail'] if doc['stop_detail'] else ''})"
+    """The suffix after a status, like " (stop_reason: stop_detail)", and why the run is degraded."""
+    text = ""
+    if doc["stop_reason"]:
+        text = f" ({doc['stop_reason']}{': ' + doc['stop_detail'] if doc['stop_detail'] else ''})"
+    reasons = doc.get("degraded_reasons") or []
+    return text + (f" — degraded: {'; '.join(reasons)}" if reasons else "")
 
 
 def usage_text(usage: Doc) -> str:
@@ -275,7 +279,8 @@ def leaderboard_rows(ranking: list[dict[str, Any]]) -> list[list[object]]:
 
 
 def markdown_report(doc: Doc) -> str:
-    """A readable report of a `full` document."""
+    """A readable report of a `full` document, without the control characters of model text."""
+    doc = strip_controls_in(doc)
     prompt: str = doc["user_prompt"]
     first = prompt.strip().splitlines()[0] if prompt.strip() else ""
     title = first if len(first) <= 80 else first[:79] + "…"

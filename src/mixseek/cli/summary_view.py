@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from mixseek.orchestrator.models import ExecutionSummary
+from mixseek.text_safety import strip_controls_in
 
 
 def leaderboard_table(ranking: list[dict[str, object]]) -> Table:
@@ -25,19 +27,28 @@ def leaderboard_table(ranking: list[dict[str, object]]) -> Table:
     return table
 
 
+def winner_panel(summary: ExecutionSummary) -> Panel | None:
+    """The winning submission, wrapped to the console's width: every word of it is shown."""
+    best = summary.best
+    if best is None:
+        return None
+    # in the body, not the title: a title is one line, cut off when it is too long
+    header = Text(
+        f"{best.team_name} ({best.team_id}) — round {best.round_number}, score {best.score:.2f}/100",
+        style="bold",
+        overflow="fold",
+    )
+    body = Group(header, Text(""), Text(best.content, overflow="fold"))
+    return Panel(body, title="winner", title_align="left")
+
+
 def print_summary(console: Console, summary: ExecutionSummary) -> None:
-    if summary.best is not None:
-        best = summary.best
-        console.print(
-            Panel(
-                escape(best.content),
-                title=escape(
-                    f"winner: {best.team_name} ({best.team_id}) — round {best.round_number}, "
-                    f"score {best.score:.2f}/100"
-                ),
-                title_align="left",
-            )
-        )
+    # model text may hold escape sequences: lay out the text as it will be shown
+    summary = ExecutionSummary.model_validate(strip_controls_in(summary.model_dump()))
+    panel = winner_panel(summary)
+    if panel is not None:
+        # the consoles never wrap plain lines; a panel that did not wrap would cut its text off
+        console.print(panel, soft_wrap=False)
     else:
         console.print("no team completed a round: there is no winning submission")
     console.print(leaderboard_table(summary.leaderboard))
@@ -63,3 +74,5 @@ def print_summary(console: Console, summary: ExecutionSummary) -> None:
         f"{usage.get('input_tokens', 0)} input + {usage.get('output_tokens', 0)} output tokens{cost}, "
         f"{summary.duration_seconds:.1f} s"
     )
+    for reason in summary.degraded_reasons:
+        console.print(f"degraded: {escape(reason)}", style="bold yellow")

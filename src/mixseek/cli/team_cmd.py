@@ -16,17 +16,24 @@ from mixseek.agents.leader.agent import LeaderTeam, TeamRunResult
 from mixseek.agents.member.registry import create_member
 from mixseek.cli.console import stdout_console
 from mixseek.cli.errors import cli_errors
-from mixseek.cli.options import OutputFormatOption
+from mixseek.cli.options import OutputFormatOption, PromptFileOption
+from mixseek.cli.prompt_input import given_text, required_text
 from mixseek.cli.render import check_output_format, print_json, usage_json, usage_table
 from mixseek.config.teams import load_member_file, load_team_file
+from mixseek.text_safety import strip_controls
 
 ConfigArg = Annotated[Path, typer.Option("--config", "-c", help="The TOML file to run.", show_default=False)]
+
+
+def _prompt(argument: str | None, file: str | None) -> str:
+    text = given_text(argument, file, name="PROMPT", option="--prompt-file")
+    return required_text(text, name="PROMPT", option="--prompt-file")
 
 
 def _print_team(result: TeamRunResult, team_id: str, team_name: str, usage: dict[str, RunUsage]) -> None:
     out = stdout_console()
     out.print(Rule(f"team {escape(team_id)} ({escape(team_name)})"))
-    out.print(escape(result.output), markup=True)
+    out.print(escape(strip_controls(result.output)), markup=True)
     members = Table(title="members", title_justify="left")
     for column in ("member", "type", "status", "ms", "requests", "input tokens", "output tokens", "error"):
         members.add_column(column)
@@ -39,7 +46,7 @@ def _print_team(result: TeamRunResult, team_id: str, team_name: str, usage: dict
             str(s.usage.requests),
             str(s.usage.input_tokens),
             str(s.usage.output_tokens),
-            escape(s.error_message or ""),
+            escape(strip_controls(s.error_message or "")),
         )
     if result.record.submissions:
         out.print(members)
@@ -50,12 +57,14 @@ def _print_team(result: TeamRunResult, team_id: str, team_name: str, usage: dict
 
 @cli_errors
 def team_command(
-    prompt: Annotated[str, typer.Argument(help="The task for the team.")],
     config: ConfigArg,
+    prompt: Annotated[str | None, typer.Argument(help="The task for the team.", show_default=False)] = None,
+    prompt_file: PromptFileOption = None,
     output_format: OutputFormatOption = "text",
 ) -> None:
     """Run one team (leader and members) on PROMPT once and show what each member did."""
     check_output_format(output_format)
+    prompt = _prompt(prompt, prompt_file)
     path = config.resolve()
     team_config = load_team_file(path)
     team = LeaderTeam(team_config, base_dir=path.parent)
@@ -77,12 +86,14 @@ def team_command(
 
 @cli_errors
 def member_command(
-    prompt: Annotated[str, typer.Argument(help="The task for the member.")],
     config: ConfigArg,
+    prompt: Annotated[str | None, typer.Argument(help="The task for the member.", show_default=False)] = None,
+    prompt_file: PromptFileOption = None,
     output_format: OutputFormatOption = "text",
 ) -> None:
     """Run one member agent on PROMPT once."""
     check_output_format(output_format)
+    prompt = _prompt(prompt, prompt_file)
     path = config.resolve()
     member_config = load_member_file(path)
     member = create_member(member_config, base_dir=path.parent)
@@ -99,5 +110,5 @@ def member_command(
         return
     out = stdout_console()
     out.print(Rule(f"member {escape(member_config.agent_name)} ({member_config.agent_type})"))
-    out.print(escape(result.content))
+    out.print(escape(strip_controls(result.content)))
     out.print(usage_table({member_config.agent_name: result.usage}))

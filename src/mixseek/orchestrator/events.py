@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TextIO
+
+from mixseek.redaction import redact_in
+from mixseek.text_safety import strip_controls
 
 EventKind = Literal[
     "execution_started",
@@ -70,6 +73,8 @@ class EventBus:
         self.sinks = list(sinks)
 
     def emit(self, event: Event) -> None:
+        # no sink (log file, terminal) sees a credential value, e.g. in an echoed error
+        event = replace(event, data=redact_in(event.data))
         for sink in self.sinks:
             try:
                 sink(event)
@@ -78,13 +83,13 @@ class EventBus:
 
 
 class LogLineSink:
-    """Off a terminal: one line per event."""
+    """Off a terminal: one line per event (on stderr, which may still be a terminal)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
 
     def __call__(self, event: Event) -> None:
-        self.stream.write(event.as_line() + "\n")
+        self.stream.write(strip_controls(event.as_line()).replace("\n", " ") + "\n")
         self.stream.flush()
 
 

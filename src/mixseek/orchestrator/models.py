@@ -2,16 +2,45 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
-from mixseek.storage.models import LeaderBoardRow
+from mixseek.storage.models import LeaderBoardRow, RoundStatusRecord
 
 ExecutionStatus = Literal["completed", "partial_failure", "failed", "interrupted"]
 StopReason = Literal["finished", "budget", "execution_timeout", "interrupted"]
 
-EXIT_CODES: dict[str, int] = {"completed": 0, "partial_failure": 1, "failed": 2, "interrupted": 130}
+EXIT_CODES: dict[str, int] = {
+    "completed": 0,
+    "partial_failure": 1,
+    "failed": 2,
+    "interrupted": 130,
+    # completed, but a role the result depends on failed (see `degraded_reasons`)
+    "degraded": 1,
+}
+
+
+def degraded_reasons(statuses: Iterable[RoundStatusRecord]) -> list[str]:
+    """What went wrong although every team finished: failed judgments.
+
+    A failed judgment stops its team as if the judge had said so, so the run still
+    ends `completed`; a script must not take that for a clean result. Read from the
+    stored rounds, so a resumed execution counts the judgments of its earlier runs.
+    (A failed metric fails its team's round, which the status already shows.)"""
+    judged = [
+        s
+        for s in statuses
+        if s.status == "completed"
+        and (s.exit_reason in ("judgment", "judgment_failed") or s.judgment_confidence is not None)
+    ]
+    failed = sum(1 for s in judged if s.exit_reason == "judgment_failed")
+    if not failed:
+        return []
+    if failed == len(judged):
+        return [f"every judgment failed ({failed} of {failed}); each team stopped without a verdict"]
+    return [f"{failed} of {len(judged)} judgments failed"]
 
 
 class TeamSummary(BaseModel):
@@ -64,7 +93,16 @@ class ExecutionSummary(BaseModel):
     usage_by_site: dict[str, Any] = Field(default_factory=dict)
     cost_usd: float | None = None
     duration_seconds: float = 0.0
+    degraded_reasons: list[str] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def degraded(self) -> bool:
+        """Whether a role failed although the status may say `completed`."""
+        return bool(self.degraded_reasons)
 
     @property
     def exit_code(self) -> int:
+        if self.status == "completed" and self.degraded:
+            return EXIT_CODES["degraded"]
         return EXIT_CODES[self.status]

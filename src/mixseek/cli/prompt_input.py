@@ -1,0 +1,46 @@
+"""PROMPT and SUBMISSION given as an argument, read from a file, or read from standard input.
+
+A prompt of a megabyte does not fit on a command line ("Argument list too long"),
+so every command that takes one also takes `--prompt-file PATH` (`-` for stdin).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mixseek.config.loader import decode_utf8
+from mixseek.errors import ConfigError, MixseekError
+
+STDIN = "-"
+
+
+def read_text_input(path: str, option: str) -> str:
+    """The UTF-8 text of `path`, or of standard input for `-`; a failure is one line naming the file."""
+    where = "standard input" if path == STDIN else path
+    try:
+        data = sys.stdin.buffer.read() if path == STDIN else Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(option, where, "file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(option, where, "is a directory, not a file") from None
+    except OSError as exc:
+        raise ConfigError(option, where, f"cannot read: {exc.strerror or exc}") from None
+    # the config files' decoder, so a bad byte reads the same here; a byte-order mark is no prompt
+    return decode_utf8(data, f"{option}: {where}").removeprefix("\ufeff")
+
+
+def given_text(argument: str | None, file: str | None, *, name: str, option: str) -> str | None:
+    """The text given as the argument `name` or read with `option`; None if neither was given."""
+    if file is None:
+        return argument
+    if argument is not None:
+        raise MixseekError(f"{name}: give it as an argument or with {option}, not both")
+    return read_text_input(file, option)
+
+
+def required_text(text: str | None, *, name: str, option: str) -> str:
+    """`text`, which must have more than white space (an empty file is an empty prompt)."""
+    if text is None or not text.strip():
+        raise MixseekError(f"{name}: must not be empty (give it as an argument or with {option})")
+    return text
