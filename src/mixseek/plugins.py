@@ -6,10 +6,13 @@ needs no change to mixseek itself.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
+import io
 import sys
+import tokenize
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -17,9 +20,29 @@ from typing import Any
 from mixseek.errors import MixseekError
 
 
+def _check_source_text(class_path: str, file: Path) -> None:
+    """The file must decode in its declared encoding (UTF-8 by default), else one line naming the byte."""
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise MixseekError(f"class_path '{class_path}': cannot read {file}: {exc.strerror or exc}") from None
+    encoding = "utf-8"
+    with contextlib.suppress(SyntaxError):  # no usable coding cookie: the UTF-8 check names the byte
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        label = "UTF-8" if encoding.startswith("utf-8") else encoding
+        raise MixseekError(
+            f"class_path '{class_path}': {file}: not {label} text "
+            f"(byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
 def _load_file(class_path: str, file: Path) -> ModuleType:
     if not file.is_file():
         raise MixseekError(f"class_path '{class_path}': file not found: {file}")
+    _check_source_text(class_path, file)
     digest = hashlib.sha1(str(file.resolve()).encode()).hexdigest()[:12]
     module_name = f"mixseek_plugin_{file.stem}_{digest}"
     if module_name in sys.modules:
@@ -53,6 +76,10 @@ def load_class(class_path: str, base: type, *, base_dir: Path | None = None) -> 
         except ImportError as exc:
             raise MixseekError(
                 f"class_path '{class_path}': cannot import module '{module_part}': {exc}"
+            ) from exc
+        except Exception as exc:  # the module itself fails: a syntax error, an exception at import
+            raise MixseekError(
+                f"class_path '{class_path}': importing module '{module_part}' failed: {exc}"
             ) from exc
     cls = getattr(module, class_name, None)
     if cls is None:

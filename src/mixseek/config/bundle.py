@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from mixseek.agents.leader.config import TeamConfig
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.loader import Loaded, load_section, read_toml, relative_path
 from mixseek.config.orchestrator import OrchestratorSettings
-from mixseek.config.teams import load_team_file
+from mixseek.config.teams import load_team_file, member_key_origin
 from mixseek.config.workspace import Workspace
 from mixseek.errors import ConfigError, MixseekError
 
@@ -27,6 +27,37 @@ class TeamEntry:
     config: TeamConfig
 
 
+@dataclass(frozen=True)
+class ModelSite:
+    """A model string, who uses it, and the file (or env variable) and key that set it."""
+
+    model: str
+    role: str
+    source: str
+    key: str | None
+
+
+@dataclass(frozen=True)
+class ClassPathSite:
+    """A `class_path` value, what it must name, where it is resolved from, and where it is set."""
+
+    class_path: str
+    kind: Literal["member", "metric"]
+    base_dir: Path
+    source: str
+    key: str
+
+
+def _settings_site(
+    loaded: Loaded[EvaluatorSettings] | Loaded[JudgmentSettings], section: str
+) -> tuple[str, str | None]:
+    """Where `model` of an evaluator or judgment file came from: the env variable, or the file's key."""
+    origin = loaded.sources.get("model", "")
+    if origin.startswith("env "):
+        return origin, None
+    return str(loaded.file), f"{section}.model"
+
+
 @dataclass
 class ExecutionConfig:
     """The orchestrator, its teams, the evaluator and the judgment settings."""
@@ -39,16 +70,42 @@ class ExecutionConfig:
 
     def model_roles(self) -> Iterator[tuple[str, str]]:
         """(model, role) for every model call site, for credential checks."""
+        for site in self.model_sites():
+            yield site.model, site.role
+
+    def model_sites(self) -> Iterator[ModelSite]:
+        """Every model call site with the file and key that chose its model, for one-line errors."""
         for entry in self.teams:
             team = entry.config
-            yield team.leader.model, f"leader of team '{team.team_id}'"
-            for member in team.members:
-                yield member.model, f"member '{member.agent_name}' of team '{team.team_id}'"
+            yield ModelSite(
+                team.leader.model, f"leader of team '{team.team_id}'", str(entry.path), "team.leader.model"
+            )
+            for i, member in enumerate(team.members):
+                source, key = member_key_origin(entry.path, i, "model")
+                role = f"member '{member.agent_name}' of team '{team.team_id}'"
+                yield ModelSite(member.model, role, str(source), key)
         evaluator = self.evaluator.value
-        for metric in evaluator.metrics:
-            if metric.class_path is None or metric.model is not None:
-                yield metric.model or evaluator.model, f"evaluator metric '{metric.name}'"
-        yield self.judgment.value.model, "judgment"
+        for i, metric in enumerate(evaluator.metrics):
+            role = f"evaluator metric '{metric.name}'"
+            if metric.model is not None:
+                yield ModelSite(metric.model, role, str(self.evaluator.file), f"evaluator.metrics[{i}].model")
+            elif metric.class_path is None:
+                yield ModelSite(evaluator.model, role, *_settings_site(self.evaluator, "evaluator"))
+        yield ModelSite(self.judgment.value.model, "judgment", *_settings_site(self.judgment, "judgment"))
+
+    def class_path_sites(self) -> Iterator[ClassPathSite]:
+        """Every custom member and metric class, resolved as the orchestrator resolves it."""
+        for entry in self.teams:
+            for i, member in enumerate(entry.config.members):
+                if member.class_path is not None:
+                    source, key = member_key_origin(entry.path, i, "class_path")
+                    yield ClassPathSite(member.class_path, "member", entry.path.parent, str(source), key)
+        evaluator_file = self.evaluator.file
+        base_dir = evaluator_file.parent if evaluator_file else self.workspace.configs
+        for i, metric in enumerate(self.evaluator.value.metrics):
+            if metric.class_path is not None:
+                key = f"evaluator.metrics[{i}].class_path"
+                yield ClassPathSite(metric.class_path, "metric", base_dir, str(evaluator_file), key)
 
 
 @dataclass
@@ -113,6 +170,7 @@ def collect_execution_config(
         lambda: load_section(JudgmentSettings, judgment_path, "judgment", required=False)
     )
     problems.attempt(lambda: _check_prompt_templates(workspace))
+    problems.attempt(_check_timezone)
     if problems.errors or orchestrator is None or evaluator is None or judgment is None:
         return None, problems
     return ExecutionConfig(workspace, orchestrator, teams, evaluator, judgment), problems
@@ -133,6 +191,12 @@ def _check_prompt_templates(workspace: Workspace) -> None:
     from mixseek.prompt_builder.builder import UserPromptBuilder
 
     UserPromptBuilder(workspace.root)
+
+
+def _check_timezone() -> None:
+    from mixseek.prompt_builder.formatters import check_timezone_env
+
+    check_timezone_env()
 
 
 def load_execution_config(workspace: Workspace, orchestrator_file: Path | None = None) -> ExecutionConfig:

@@ -58,6 +58,16 @@ class Loaded(Generic[ModelT]):
     sources: dict[str, str] = field(default_factory=dict)
 
 
+def decode_utf8(data: bytes, source: Path | str) -> str:
+    """`data` as UTF-8 text; bad bytes are a ConfigError naming the first one and its offset."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            source, None, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
 def read_toml(path: Path, *, required: bool = True) -> dict[str, Any]:
     """Parse one TOML file; a missing optional file reads as empty."""
     if not path.exists():
@@ -67,12 +77,13 @@ def read_toml(path: Path, *, required: bool = True) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(path, None, "not a regular file")
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, None, f"TOML syntax error: {exc}") from None
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(path, None, f"cannot read file: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(decode_utf8(data, path))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, None, f"TOML syntax error: {exc}") from None
 
 
 def take_section(data: Mapping[str, Any], section: str, *, path: Path | str) -> dict[str, Any]:

@@ -53,6 +53,22 @@ def _resolve_member(entry: dict[str, Any], index: int, team_file: Path) -> dict[
     return merged
 
 
+def member_key_origin(team_file: Path, index: int, key: str) -> tuple[Path, str]:
+    """The file and dotted key that set `key` of member `index`: the team file, or the member file it names.
+
+    For error messages about a loaded team; an inline key overrides the referenced file's.
+    """
+    inline = f"team.members[{index}].{key}"
+    try:
+        entry = read_toml(team_file)["team"]["members"][index]
+        ref = entry.get("config")
+        if key in entry or not isinstance(ref, str):
+            return team_file, inline
+        return relative_path(team_file, ref), f"member.{key}"
+    except (ConfigError, KeyError, IndexError, TypeError, AttributeError):
+        return team_file, inline
+
+
 def load_team_file(path: Path) -> TeamConfig:
     """A team file's `[team]` table with every member reference resolved."""
     data = take_section(read_toml(path), "team", path=path)

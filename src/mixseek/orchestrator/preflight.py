@@ -1,18 +1,56 @@
-"""`--dry-run`: everything an execution needs is checked, and no model is called."""
+"""Checks that need no model call: `config validate`, `exec --dry-run` and `exec` before it starts.
+
+Loading a config checks each file by itself; what it names elsewhere (a model
+provider, a local model file, a plugin class) is checked here, so a typo such
+as `opneai:gpt-4o` is one line naming the file and key before anything runs,
+not a failure of every team in round 1.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 
+from mixseek.agents.member.base import MemberAgent
 from mixseek.config.bundle import ExecutionConfig
-from mixseek.errors import MixseekError
+from mixseek.errors import ConfigError, MissingCredentialsError, MixseekError
+from mixseek.evaluator.metrics.base import Metric
 from mixseek.llm import check_credentials
-from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.plugins import load_class
+from mixseek.storage.health import check_store
+
+_CLASS_BASES: dict[str, type] = {"member": MemberAgent, "metric": Metric}
 
 
-async def preflight(config: ExecutionConfig) -> list[str]:
-    """Problems that would stop an execution: credentials, workspace, database. Empty when ready."""
-    problems: list[str] = []
+def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
+    """Model strings and `class_path` targets that would fail at start-up, one error each.
+
+    Missing credentials are not among them (`credential_problems` has those):
+    `config validate` only warns about them, since the key may be set later.
+    """
+    problems: list[ConfigError] = []
+    seen: set[tuple[str, str | None, str]] = set()
+    for site in config.model_sites():
+        if (site.source, site.key, site.model) in seen:
+            continue  # e.g. evaluator.model, shared by every metric: one line is enough
+        seen.add((site.source, site.key, site.model))
+        try:
+            check_credentials(site.model, role=site.role)
+        except MissingCredentialsError:
+            continue
+        except MixseekError as exc:
+            problems.append(ConfigError(site.source, site.key, str(exc)))
+    for path_site in config.class_path_sites():
+        try:
+            load_class(path_site.class_path, _CLASS_BASES[path_site.kind], base_dir=path_site.base_dir)
+        except MixseekError as exc:
+            problems.append(ConfigError(path_site.source, path_site.key, str(exc)))
+    return problems
+
+
+def credential_problems(config: ExecutionConfig) -> list[MissingCredentialsError]:
+    """A missing key for every role whose model needs one."""
+    problems: list[MissingCredentialsError] = []
     seen: set[tuple[str, str]] = set()
     for model, role in config.model_roles():
         if (model, role) in seen:
@@ -20,8 +58,21 @@ async def preflight(config: ExecutionConfig) -> list[str]:
         seen.add((model, role))
         try:
             check_credentials(model, role=role)
-        except MixseekError as exc:
-            problems.append(str(exc))
+        except MissingCredentialsError as exc:
+            problems.append(exc)
+        except MixseekError:
+            continue  # a bad model string: `reference_problems` reports it with its file and key
+    return problems
+
+
+def startup_problems(config: ExecutionConfig) -> list[MixseekError]:
+    """Everything about the config that would stop `exec` before its first model call."""
+    return [*reference_problems(config), *credential_problems(config)]
+
+
+async def preflight(config: ExecutionConfig) -> list[str]:
+    """Problems that would stop an execution: config references, credentials, workspace, database."""
+    problems = [str(p) for p in startup_problems(config)]
     workspace = config.workspace
     try:
         workspace.logs.mkdir(parents=True, exist_ok=True)
@@ -30,11 +81,8 @@ async def preflight(config: ExecutionConfig) -> list[str]:
     except OSError as exc:
         problems.append(f"{workspace.root}: workspace is not writable: {exc.strerror or exc}")
         return problems
-    store = AggregationStore(workspace.db_path)
     try:
-        await store.initialize()
+        await asyncio.to_thread(check_store, workspace.db_path)
     except MixseekError as exc:
         problems.append(str(exc))
-    finally:
-        await store.aclose()
     return problems

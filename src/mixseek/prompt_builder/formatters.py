@@ -15,6 +15,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from mixseek.errors import ConfigError
 from mixseek.prompt_builder.constants import (
     INVALID_TZ_MESSAGE,
     NO_RANKING_TEXT,
@@ -189,6 +190,18 @@ def timezone_from_env() -> tzinfo:
         return ZoneInfo(key)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         raise ValueError(INVALID_TZ_MESSAGE.format(value=value)) from None
+
+
+def check_timezone_env() -> None:
+    """Refuse a bad $TZ when an execution is configured, not in round 1 after the store is written.
+
+    Raises:
+        ConfigError: with `timezone_from_env`'s message (seed 000 §6.3).
+    """
+    try:
+        timezone_from_env()
+    except ValueError as exc:
+        raise ConfigError(None, None, str(exc)) from None
 
 
 def get_current_datetime_with_timezone(*, now: datetime | None = None) -> str:

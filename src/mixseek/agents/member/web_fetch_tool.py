@@ -9,11 +9,17 @@ Decisions worth knowing:
 * **Time**: `timeout_seconds` bounds the whole call (DNS, connects, every
   redirect hop and the body), not a single read; a server that trickles bytes
   cannot keep it alive.
-* **Size**: the body is streamed and reading stops at `max_bytes` (counted
-  after gzip/deflate decoding; brotli/zstd are not offered). A bigger body is
+* **Size**: the body is streamed and reading stops at `max_bytes` of
+  *decoded* data. Raw bytes are read and `Content-Encoding` is undone by
+  `web_fetch_decode`, a bounded amount per step (httpx's decoders expand a
+  whole chunk at once: 2 KB of `gzip, gzip` would become gigabytes), so a
+  decompression bomb costs at most `max_bytes` of memory. A bigger body is
   *truncated*, not an error: the first part of a page is usually what is
   wanted, and `FetchResult.truncated` plus a note in `as_tool_text()` tell the
   model. The readable text is then cut at `max_chars`, with a note as well.
+* **Event loop**: decoding yields to the loop after every bounded step, and
+  turning a large body into text runs in a worker thread, so other teams'
+  work goes on while a page is fetched.
 * **Content**: only textual types are read (`text/*`, JSON, XML, XHTML and a
   few text-like `application/*` types); HTML is turned into text, everything
   else is returned as decoded. A response without `Content-Type` is read as
@@ -51,6 +57,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mixseek.agents.member._html_text import html_to_text, normalize_charset, sniff_charset
 from mixseek.agents.member.options import WebFetchOptions
+from mixseek.agents.member.web_fetch_decode import ContentDecoder, ContentDecodingError
 
 __all__ = [
     "FetchResult",
@@ -77,6 +84,7 @@ WebFetchErrorKind = Literal[
     "redirect_loop",
     "http_status",
     "unsupported_content_type",
+    "content_encoding",
     "network",
 ]
 
@@ -103,6 +111,10 @@ _TEXT_LIKE_APPLICATION_TYPES = frozenset(
     }
 )
 _NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
+# Bodies up to this size are turned into text on the event loop; bigger ones in a worker thread.
+_INLINE_TEXT_BYTES = 256 * 1024
+# Slack on top of 2 x max_bytes for compressed data (headers, small-chunk overhead).
+_COMPRESSED_SLACK = 1024 * 1024
 
 
 class WebFetchError(Exception):
@@ -443,16 +455,55 @@ def _decode(body: bytes, charset: str, *, complete: bool) -> str:
     return decoder.decode(body, final=complete)
 
 
-async def _read_body(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        if size + len(chunk) > limit:
-            chunks.append(chunk[: limit - size])
-            return b"".join(chunks), True
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks), False
+class _Body:
+    """Decoded body bytes collected up to a limit; one byte more tells that it was cut."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.truncated = False
+
+    def add(self, chunk: bytes) -> bool:
+        """Keep what fits; True once the limit is passed."""
+        if self.size + len(chunk) > self.limit:
+            self.chunks.append(chunk[: self.limit - self.size])
+            self.size = self.limit
+            self.truncated = True
+            return True
+        self.chunks.append(chunk)
+        self.size += len(chunk)
+        return False
+
+
+async def _read_body(response: httpx.Response, limit: int, url: httpx.URL, shown: str) -> tuple[bytes, bool]:
+    """Read at most `limit` decoded bytes (and whether there was more), giving the loop a turn per step."""
+    if response.is_stream_consumed:  # a transport that answers with an in-memory, already decoded body
+        content = response.content
+        return content[:limit], len(content) > limit
+    try:
+        decoder = ContentDecoder(
+            response.headers.get_list("content-encoding", split_commas=True),
+            input_budget=2 * limit + _COMPRESSED_SLACK,
+        )
+        body = _Body(limit)
+        async for raw in response.aiter_raw():
+            if decoder.identity:
+                if body.add(raw):
+                    break
+                continue
+            decoder.feed(raw)
+            while (out := decoder.step(body.limit - body.size + 1)) is not None:
+                if body.add(out):
+                    break
+                await asyncio.sleep(0)
+            if body.truncated or decoder.finished:
+                break
+    except ContentDecodingError as exc:
+        raise WebFetchError(
+            f"could not decode the response body of {shown}: {exc}", kind="content_encoding", url=str(url)
+        ) from None
+    return b"".join(body.chunks), body.truncated
 
 
 async def _fetch(
@@ -503,6 +554,14 @@ async def _fetch(
                 await response.aclose()
 
 
+def _to_text(body: bytes, charset: str, kind: str, complete: bool) -> tuple[str | None, str]:
+    """The (title, readable text) of a body; CPU-bound for big pages."""
+    decoded = _decode(body, charset, complete=complete)
+    if kind == "html":
+        return html_to_text(decoded)
+    return None, decoded
+
+
 async def _build_result(
     response: httpx.Response,
     url: httpx.URL,
@@ -529,7 +588,7 @@ async def _build_result(
             kind="unsupported_content_type",
             url=str(url),
         )
-    body, body_truncated = await _read_body(response, options.max_bytes)
+    body, body_truncated = await _read_body(response, options.max_bytes, url, shown)
     if kind is None:
         kind = _sniff_kind(body)
         if kind is None:
@@ -546,12 +605,10 @@ async def _build_result(
         or (sniff_charset(body, html=kind == "html") if kind in ("html", "xml") else None)
         or "utf-8"
     )
-    decoded = _decode(body, charset, complete=not body_truncated)
-    title: str | None = None
-    if kind == "html":
-        title, text = html_to_text(decoded)
+    if len(body) > _INLINE_TEXT_BYTES:
+        title, text = await asyncio.to_thread(_to_text, body, charset, kind, not body_truncated)
     else:
-        text = decoded
+        title, text = _to_text(body, charset, kind, not body_truncated)
     total_chars = len(text)
     text_truncated = total_chars > options.max_chars
     if text_truncated:
@@ -609,12 +666,6 @@ async def fetch_url(
     except (TimeoutError, httpx.TimeoutException):
         raise WebFetchError(
             f"timed out after {options.timeout_seconds:g} seconds fetching {url}", kind="timeout", url=url
-        ) from None
-    except httpx.DecodingError as exc:
-        raise WebFetchError(
-            f"could not decode the compressed response body of {url}: {_describe(exc)}",
-            kind="network",
-            url=url,
         ) from None
     except httpx.HTTPError as exc:
         raise WebFetchError(
