@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from mixseek.redaction import redact
+
 
 class MixseekError(Exception):
     """A failure caused by input the user can fix."""
@@ -55,6 +57,9 @@ class MissingCredentialsError(MixseekError):
 
 
 def describe_exception(exc: BaseException) -> str:
-    """`Type: first line of the message`, short enough for a table cell, a log line or a tool result."""
-    lines = str(exc).strip().splitlines()
+    """`Type: first line of the message`, short enough for a table cell, a log line or a tool result.
+
+    Credential values in the message (a provider echoing the request's key) are redacted: the
+    description is stored, logged, printed and shown to other models."""
+    lines = redact(str(exc)).strip().splitlines()
     return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from mixseek.agents.leader.models import usage_to_dict
 from mixseek.errors import MixseekError
+from mixseek.redaction import redact
 
 OUTPUT_FORMATS = ("text", "json")
 
@@ -26,7 +27,7 @@ def json_text(data: Any) -> str:
 
 
 def print_json(data: Any) -> None:
-    typer.echo(json_text(data))
+    typer.echo(redact(json_text(data)))
 
 
 def usage_table(rows: dict[str, RunUsage]) -> Table:

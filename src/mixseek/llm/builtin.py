@@ -17,10 +17,7 @@ from mixseek.errors import MixseekError
 from mixseek.llm.credentials import CREDENTIAL_RULES
 from mixseek.llm.model_string import ACCEPTED_FORM, PROVIDER_ALIASES
 
-# mixseek's own extras (pyproject `[project.optional-dependencies]`).
-MIXSEEK_EXTRAS = frozenset({"openai", "anthropic", "google", "groq"})
-
-# pydantic-ai-slim optional group per provider, where it is one of mixseek's extras.
+# pydantic-ai-slim optional group per provider (mixseek's extras of the same names are exactly these).
 _SDK_GROUPS: dict[str, str] = {
     "openai": "openai",
     "openai-chat": "openai",
@@ -38,11 +35,12 @@ _SUGGESTABLE = frozenset({*CREDENTIAL_RULES, *PROVIDER_ALIASES, "bedrock", "goog
 
 
 def install_command(provider: str, error: ImportError) -> str:
-    """The pip command that installs what `provider` is missing."""
+    """The pip command that installs what `provider` is missing.
+
+    Named by pydantic-ai-slim's extra, not mixseek's: `pip install 'mixseek[openai]'` fails for
+    someone who installed mixseek from a clone, while this works however mixseek was installed."""
     match = _SLIM_GROUP_RE.search(str(error))
     group = _SDK_GROUPS.get(provider) or (match.group(1) if match else None)
-    if group in MIXSEEK_EXTRAS:
-        return f"pip install 'mixseek[{group}]'"
     if group:
         return f"pip install 'pydantic-ai-slim[{group}]'"
     return "install the provider's SDK"

@@ -7,7 +7,8 @@ Resolution order for a model string:
 3. a prefix registered with `register_model_provider` (including `local:`);
 4. a pydantic-ai provider (`openai:`, `anthropic:`, `google-gla:`, `groq:`, `ollama:`, ...): the
    provider must be known and its SDK installed, its credentials present; then pydantic-ai's
-   `infer_model` builds the model.
+   `infer_model` builds the model, which makes one HTTP attempt per request (retrying is
+   mixseek's, see `retrying`) and redacts credentials echoed in its answers (see `redacting`).
 
 Every failure is a `MixseekError` that names the model string and the role it was chosen for.
 """
@@ -26,7 +27,9 @@ from mixseek.llm.credentials import missing_env_var, primary_env_var
 from mixseek.llm.middleware import apply_wrappers
 from mixseek.llm.model_string import TEST_MODEL, ModelString, parse_model_string
 from mixseek.llm.overrides import has_override, overridden_model
+from mixseek.llm.redacting import RedactingModel
 from mixseek.llm.registry import ModelProvider, registered_prefixes, registered_provider
+from mixseek.llm.retrying import SingleAttemptModel
 
 _SET_ENV_VAR_RE = re.compile(r"Set the `([A-Z][A-Z0-9_]*)` environment variable")
 
@@ -57,7 +60,7 @@ def _build_model(model: str, role: str) -> Model:
     provider = spec.canonical_provider
     _check_builtin(model, role, provider)
     try:
-        return infer_model(f"{provider}:{spec.name}")
+        built = infer_model(f"{provider}:{spec.name}")
     except ImportError as exc:
         raise missing_sdk_error(model, role, provider, exc) from exc
     except Exception as exc:
@@ -65,6 +68,8 @@ def _build_model(model: str, role: str) -> Model:
         if env_var is not None:
             raise MissingCredentialsError(model, role, env_var) from exc
         raise MixseekError(f"model {model!r} for {role} could not be created: {_describe(exc)}") from exc
+    # one HTTP attempt per request (mixseek retries, above the governor); no echoed key gets in
+    return RedactingModel(SingleAttemptModel(built))
 
 
 def check_credentials(model: str, *, role: str) -> None:

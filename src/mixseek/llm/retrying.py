@@ -4,6 +4,10 @@ Wrapping the model (rather than re-running a whole agent or team round) keeps
 every earlier step of a run — member answers, tool results — and repeats
 just one request, after exponential backoff with jitter or the delay the
 provider asked for in `Retry-After`.
+
+mixseek is the only one that retries: `SingleAttemptModel` turns the provider
+SDKs' own retries off, so every HTTP attempt passes the governor (rate limits,
+budgets) once and is classified by `is_transient` here.
 """
 
 from __future__ import annotations
@@ -11,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
+from pydantic_ai import RunContext
 from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelConnectionError,
@@ -28,9 +34,10 @@ from pydantic_ai.exceptions import (
     ModelUnavailableError,
 )
 from pydantic_ai.messages import ModelMessage, ModelResponse
-from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RequestUsage
 
 logger = logging.getLogger("mixseek.llm.retry")
 
@@ -125,3 +132,55 @@ class RetryingModel(WrapperModel):
                     raise
                 await self._wait_before_retry(exc, attempt)
                 attempt += 1
+
+
+def _one_attempt(model: Model, settings: ModelSettings | None) -> ModelSettings | None:
+    if "max_retries" in model.unsupported_settings:
+        return settings
+    single = ModelSettings()
+    single.update(settings or {})
+    single["max_retries"] = 0
+    return single
+
+
+class SingleAttemptModel(WrapperModel):
+    """A provider model whose SDK makes exactly one HTTP attempt per request.
+
+    The OpenAI, Anthropic, Groq and Cohere SDKs retry failed requests twice on their own. Beneath
+    `RetryingModel` and the governor those retries would be invisible: a failing call would reach
+    the provider three times per mixseek attempt, and the rate limiter, the `max_requests` budget
+    and `Retry-After` handling would see only one. pydantic-ai's `max_retries` setting = 0 turns
+    them off for every model that honours it (see `pydantic_ai.settings.ModelSettings`).
+    """
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        settings = _one_attempt(self.wrapped, model_settings)
+        return await self.wrapped.request(messages, settings, model_request_parameters)
+
+    async def count_tokens(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> RequestUsage:
+        settings = _one_attempt(self.wrapped, model_settings)
+        return await self.wrapped.count_tokens(messages, settings, model_request_parameters)
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        settings = _one_attempt(self.wrapped, model_settings)
+        async with self.wrapped.request_stream(
+            messages, settings, model_request_parameters, run_context
+        ) as stream:
+            yield stream

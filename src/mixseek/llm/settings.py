@@ -20,7 +20,9 @@ def build_model_settings(
     """pydantic-ai `ModelSettings` holding only the values that are set (not None).
 
     `timeout_seconds` becomes `timeout` (the HTTP timeout of one request) and `max_retries` the
-    provider SDK's retry count. Unset values are left out so each model keeps its own defaults.
+    provider SDK's retry count, which the models `create_model` builds for pydantic-ai providers
+    always set to 0 (mixseek retries itself, see `retrying`). Unset values are left out so each
+    model keeps its own defaults.
     """
     settings = ModelSettings()
     if temperature is not None:
