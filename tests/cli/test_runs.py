@@ -507,39 +507,39 @@ def test_export_format_is_checked(runner: CliRunner, runs: Runs) -> None:
 
 def test_runs_reads_while_exec_writes_in_another_process(tmp_path: Path, runner: CliRunner) -> None:
     ws = write_workspace(tmp_path / "ws")
+    gate = tmp_path / "gate"  # the exec holds its leaders of round 3 until this file exists
     proc = subprocess.Popen(
         [sys.executable, str(RUN_SCRIPTED), "exec", "最良の回答を", "-w", str(ws), "-f", "json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "SCRIPTED_LEADER_DELAY": "0.2"},
+        env={**os.environ, "SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "3"},
     )
-    seen_running: dict[str, Any] | None = None
-    shown: dict[str, Any] | None = None
     try:
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
+        deadline = time.monotonic() + 120  # only a bound for a broken run
+        while not gate.with_name("gate.waiting").exists():  # reading while rounds 1 and 2 are written
+            assert proc.poll() is None and time.monotonic() < deadline, "the exec never reached round 3"
             if (ws / "mixseek.db").exists():
                 listed = runner.invoke(app, ["runs", "list", "-w", str(ws), "-f", "json"])
                 assert listed.exit_code == 0, listed.output
-                entries = json.loads(listed.stdout)
-                if entries and entries[0]["status"] == "running" and entries[0]["best_team"]:
-                    seen_running = entries[0]
-                    result = runner.invoke(
-                        app, ["runs", "show", seen_running["execution_id"], "-w", str(ws), "-f", "json"]
-                    )
-                    assert result.exit_code == 0, result.output
-                    shown = json.loads(result.stdout)
-                    break
             time.sleep(0.05)
+        (seen_running,) = json.loads(runner.invoke(app, ["runs", "list", "-w", str(ws), "-f", "json"]).stdout)
+        result = runner.invoke(
+            app, ["runs", "show", seen_running["execution_id"], "-w", str(ws), "-f", "json"]
+        )
+        assert result.exit_code == 0, result.output
+        shown = json.loads(result.stdout)
+    finally:
+        gate.touch()
+    try:
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 0, err
-    assert seen_running is not None and shown is not None, "never saw the execution running"
-    assert seen_running["total_tokens"] > 0 and seen_running["rounds_run"] >= 1
+    assert seen_running["status"] == "running"
+    assert seen_running["total_tokens"] > 0 and seen_running["rounds_run"] >= 2
     assert shown["status"] == "running" and shown["stop_reason"] is None
     assert shown["leaderboard"] and shown["best"]["team_id"] == shown["leaderboard"][0]["team_id"]
     final = runner.invoke(app, ["runs", "list", "-w", str(ws), "-f", "json"])

@@ -2,11 +2,17 @@
 
 Test-only: SCRIPTED_KILL_AT="team:round" makes the process SIGKILL itself when
 that team's leader is first called in that round (a power loss mid-round);
+"*:round" does so at the first leader call of that round, whichever team
+makes it (right after the previous round's decisions were stored).
 SCRIPTED_LEADER_DELAY slows every leader call (to send Ctrl-C mid-round).
+SCRIPTED_GATE=path with SCRIPTED_GATE_AT=round holds every leader call of that
+round and later: the first one creates `path.waiting`, and all wait until
+`path` exists (a process kept busy mid-run for as long as a test needs).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sys
@@ -15,21 +21,52 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parent))
 
-from scripted import World
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
+from scripted import ROUND_RE, World
 
 from mixseek.cli.app import app
 from mixseek.llm import override_models
+from scripting import first_user_text
+
+
+class GatedModel(WrapperModel):
+    """A leader that, from round `from_round` on, waits for the file `gate` before answering."""
+
+    def __init__(self, wrapped: Model, gate: Path, from_round: int) -> None:
+        super().__init__(wrapped)
+        self.gate = gate
+        self.from_round = from_round
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        if len(ROUND_RE.findall(first_user_text(messages))) + 1 >= self.from_round:
+            self.gate.with_name(self.gate.name + ".waiting").touch()
+            while not self.gate.exists():
+                await asyncio.sleep(0.05)
+        return await super().request(messages, model_settings, model_request_parameters)
 
 
 def main() -> None:
     kill_at = os.environ.get("SCRIPTED_KILL_AT", "")
 
     def hook(team: str, round_number: int) -> None:
-        if kill_at == f"{team}:{round_number}":
+        if kill_at in (f"{team}:{round_number}", f"*:{round_number}"):
             os.kill(os.getpid(), signal.SIGKILL)
 
     world = World(on_leader_call=hook, leader_delay=float(os.environ.get("SCRIPTED_LEADER_DELAY", "0")))
-    with override_models(world.models()):
+    models = world.models()
+    if gate := os.environ.get("SCRIPTED_GATE"):
+        from_round = int(os.environ["SCRIPTED_GATE_AT"])
+        for name in [n for n in models if n.startswith("script:leader-")]:
+            models[name] = GatedModel(models[name], Path(gate), from_round)
+    with override_models(models):
         app(sys.argv[1:], prog_name="mixseek")
 
 

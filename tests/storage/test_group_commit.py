@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from mixseek.storage import AggregationStore, RecordNotFoundError
-from mixseek.storage._round_writes import JUDGMENT, MODEL_CALLS, SAVE_ROUND, Judgment
+from mixseek.storage._round_writes import JUDGMENT, MODEL_CALLS, SAVE_ROUND, Judgment, Paid
 from mixseek.storage._write_queue import _groups, _Request
 
 from .support import count_rows, record, unchecked_record
@@ -130,8 +130,8 @@ async def test_the_store_works_across_event_loops(db_path: Path) -> None:
 async def test_batch_grouping_keeps_order_and_lets_usage_rows_join_up() -> None:
     """Saves separated only by usage rows share one statement; a repeated round starts a new one."""
     loop = asyncio.get_running_loop()
-    a1, b1 = record("team-a", 1), record("team-b", 1)
-    judgment = Judgment("exec-1", "team-a", 1, True, None, None, None)
+    a1, b1 = Paid(record("team-a", 1)), Paid(record("team-b", 1))
+    judgment = Paid(Judgment("exec-1", "team-a", 1, True, None, None, None))
     batch = [
         _Request(kind, payload, loop.create_future())
         for kind, payload in (

@@ -12,6 +12,7 @@ from mixseek.storage import AggregationStore, SchemaVersionError
 from mixseek.storage.schema import CURRENT_VERSION, MIGRATIONS, Migration, migrate, read_version
 
 TABLES = [
+    "execution_leases",
     "executions",
     "leader_board",
     "model_calls",
@@ -20,7 +21,11 @@ TABLES = [
     "schema_version",
     "team_standings",
 ]
-ALL_VERSIONS = [(1, "initial schema"), (2, "model_calls: usage per model request")]
+ALL_VERSIONS = [
+    (1, "initial schema"),
+    (2, "model_calls: usage per model request"),
+    (3, "execution_leases: one owner per execution"),
+]
 
 
 def tables(path: Path) -> list[str]:
@@ -41,8 +46,8 @@ def versions(path: Path) -> list[tuple[int, str]]:
 
 
 def test_current_version_is_the_last_migration() -> None:
-    assert CURRENT_VERSION == 2
-    assert [m.version for m in MIGRATIONS] == [1, 2]
+    assert CURRENT_VERSION == 3
+    assert [m.version for m in MIGRATIONS] == [1, 2, 3]
 
 
 async def test_new_file_gets_the_full_schema(db_path: Path) -> None:
@@ -147,7 +152,7 @@ async def test_newer_file_is_refused_with_a_clear_error(db_path: Path) -> None:
             await store.get_leader_board_ranking("exec-1")
         assert isinstance(caught.value, MixseekError)
         assert str(caught.value) == (
-            f"{db_path}: database schema version 7 is newer than this mixseek supports (up to 2); "
+            f"{db_path}: database schema version 7 is newer than this mixseek supports (up to 3); "
             "upgrade mixseek to open it"
         )
         assert not store.is_open
@@ -160,7 +165,7 @@ async def test_read_only_store_does_not_upgrade(db_path: Path) -> None:
     with pytest.raises(SchemaVersionError) as caught:
         await reader.initialize()
     assert str(caught.value) == (
-        f"{db_path}: database schema version 0 is older than this mixseek needs (2); "
+        f"{db_path}: database schema version 0 is older than this mixseek needs (3); "
         "open it read-write once to upgrade it"
     )
     assert tables(db_path) == []

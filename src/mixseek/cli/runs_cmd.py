@@ -32,6 +32,7 @@ from mixseek.cli.runs_export import (
 from mixseek.config.workspace import resolve_workspace
 from mixseek.errors import MixseekError
 from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.text_safety import strip_controls, strip_controls_in
 
 runs_app = typer.Typer(no_args_is_help=True, help="List, inspect and export stored executions.")
 
@@ -42,9 +43,21 @@ def _db_path(workspace: Path | None) -> Path:
     return resolve_workspace(workspace).db_path
 
 
+def resume_command(execution_id: str, workspace: Path | None) -> str:
+    return f"mixseek exec --resume {execution_id} -w {resolve_workspace(workspace).root}"
+
+
+def resume_hints(entries: list[Doc], workspace: Path | None) -> list[str]:
+    """How to go on with the interrupted executions of a listing (a killed one among them)."""
+    interrupted = [e["execution_id"] for e in entries if e["status"] == "interrupted"]
+    if not interrupted:
+        return []
+    return ["", "interrupted, resume with:", *(f"  {resume_command(e, workspace)}" for e in interrupted)]
+
+
 async def _document(command: str, db: Path, execution_id: str, *, full: bool) -> Doc:
     missing = MixseekError(f"runs {command}: no execution '{execution_id}' in {db}")
-    if not db.is_file():
+    if not db.exists():  # anything else there (a directory, a damaged file) is reported by the store
         raise missing
     async with AggregationStore(db, read_only=True) as store:
         record = await store.get_execution(execution_id)
@@ -170,7 +183,8 @@ def show_lines(doc: Doc) -> list[str]:
 
 
 def _echo(lines: list[str]) -> None:
-    typer.echo("\n".join(lines))
+    # stored model text may hold escape sequences; they must not reach the terminal
+    typer.echo(strip_controls("\n".join(lines)))
 
 
 # -- commands ---------------------------------------------------------------------------
@@ -186,13 +200,13 @@ def runs_list(
     """Executions, newest first: status, best team and score, rounds, tokens."""
     check_output_format(output_format)
     db = _db_path(workspace)
-    entries = asyncio.run(_list(db, limit)) if db.is_file() else []
+    entries = asyncio.run(_list(db, limit)) if db.exists() else []
     if output_format == "json":
         print_json(entries)
     elif not entries:
         typer.echo(f"no executions yet in {db.parent} (run 'mixseek exec')")
     else:
-        _echo(list_lines(entries))
+        _echo([*list_lines(entries), *resume_hints(entries, workspace)])
 
 
 @runs_app.command("show")
@@ -208,7 +222,10 @@ def runs_show(
     if output_format == "json":
         print_json(doc)
     else:
-        _echo(show_lines(doc))
+        lines = show_lines(strip_controls_in(doc))
+        if doc["status"] == "interrupted":
+            lines.insert(1, f"resume with: {resume_command(execution_id, workspace)}")
+        _echo(lines)
 
 
 def _write(target: Path, text: str, force: bool) -> None:

@@ -92,11 +92,14 @@ class LedgerEntry:
 
 @dataclass
 class UsageLedger:
-    """Usage of every successful model request, attributed to team, round and call site."""
+    """Usage of every successful model request, attributed to team, round and call site.
+
+    Each entry is handed to the store once: with the write of the result it paid
+    for (`take_unsaved(scope)`), or by a final flush (`take_unsaved()`)."""
 
     entries: list[LedgerEntry] = field(default_factory=list)
     total: RunUsage = field(default_factory=RunUsage)  # includes what `preload` brought in
-    _saved: int = 0
+    _unsaved: list[LedgerEntry] = field(default_factory=list)
     # the entries of each (team_id, round_number), for the per-round lookups of every save
     _by_team_round: dict[tuple[str | None, int | None], list[LedgerEntry]] = field(default_factory=dict)
 
@@ -104,15 +107,23 @@ class UsageLedger:
         """Usage an interrupted earlier process already spent in this execution counts towards budgets."""
         self.total.incr(usage)
 
-    def take_unsaved(self) -> list[LedgerEntry]:
-        """Entries not yet handed to the store; each is handed over once."""
-        fresh = self.entries[self._saved :]
-        self._saved = len(self.entries)
-        return fresh
+    def take_unsaved(self, scope: CallScope | None = None) -> list[LedgerEntry]:
+        """Entries not yet handed to the store (only those of one team round, with `scope`)."""
+        if scope is None:
+            taken, self._unsaved = self._unsaved, []
+            return taken
+        key = (scope.team_id, scope.round_number)
+        taken = [e for e in self._unsaved if (e.team_id, e.round_number) == key]
+        self._unsaved = [e for e in self._unsaved if (e.team_id, e.round_number) != key]
+        return taken
 
-    def take_unsaved_rows(self) -> list[dict[str, object]]:
+    def take_unsaved_rows(self, scope: CallScope | None = None) -> list[dict[str, object]]:
         """`take_unsaved` in the form `AggregationStore.record_model_calls` stores."""
-        return [entry.as_row() for entry in self.take_unsaved()]
+        return [entry.as_row() for entry in self.take_unsaved(scope)]
+
+    def give_back(self, entries: list[LedgerEntry]) -> None:
+        """Entries taken for a write that failed: a later write or flush stores them."""
+        self._unsaved[:0] = entries
 
     def record(self, site: str, model: str, usage: RunUsage) -> None:
         scope = _scope.get()
@@ -124,6 +135,7 @@ class UsageLedger:
             usage=usage,
         )
         self.entries.append(entry)
+        self._unsaved.append(entry)
         self._by_team_round.setdefault((entry.team_id, entry.round_number), []).append(entry)
         self.total.incr(usage)
 
@@ -246,7 +258,13 @@ class GovernedModel(WrapperModel):
     ) -> ModelResponse:
         self.governor.check_budget()
         async with self.governor.limiter(self.model_string).slot():
-            response = await self.wrapped.request(messages, model_settings, model_request_parameters)
+            try:
+                response = await self.wrapped.request(messages, model_settings, model_request_parameters)
+            except Exception:
+                # a failed attempt still reached (and may be billed by) the provider: it counts
+                # towards `max_requests` like any other (mixseek retries it as a new request)
+                self.governor.ledger.record(self.site, self.model_string, RunUsage(requests=1))
+                raise
         usage = RunUsage(requests=1)
         usage.incr(response.usage)
         self.governor.ledger.record(self.site, self.model_string, usage)

@@ -4,6 +4,11 @@ State lives in the store, not in memory: what a round produced is saved when
 the round ends, and the decision to go on is saved right after. `_drive`
 walks rounds 1..max_rounds and does only what the store does not have yet, so
 a fresh run and a resumed one follow the same path and give the same board.
+
+One process at a time runs an execution: it holds the execution's lease in
+the store (see `storage.lease`) from creation or resume to the final status,
+refreshing its heartbeat meanwhile. A resume while the owner still runs is
+refused; if this process loses the lease, it stops without writing more.
 """
 
 from __future__ import annotations
@@ -12,9 +17,11 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -23,7 +30,7 @@ from pydantic_ai import UsageLimitExceeded
 from mixseek.agents.leader.agent import LeaderTeam, build_message_serializer
 from mixseek.agents.leader.models import usage_from_dict
 from mixseek.config.bundle import ExecutionConfig
-from mixseek.errors import MixseekError
+from mixseek.errors import MixseekError, describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.llm import wrap_models
 from mixseek.llm.retrying import RetryTiming, retry_timing
@@ -35,14 +42,19 @@ from mixseek.orchestrator.models import (
     ExecutionSummary,
     StopReason,
     TeamSummary,
+    degraded_reasons,
 )
 from mixseek.prompt_builder.builder import UserPromptBuilder
 from mixseek.round_controller.controller import RoundController
 from mixseek.round_controller.judgment_client import JudgmentClient
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.storage.errors import RecordNotFoundError
+from mixseek.storage.lease import HEARTBEAT_SECONDS, ExecutionOwnedError, ExecutionOwner
 
 RESUMABLE_STATUSES = ("running", "interrupted")
+
+logger = logging.getLogger("mixseek.orchestrator")
 
 
 def usage_cost(totals: dict[str, object]) -> float | None:
@@ -85,6 +97,9 @@ class Orchestrator:
         self.settings = config.orchestrator.value
         self.store = store or AggregationStore(config.workspace.db_path)
         self.events = EventBus(sinks)
+        self._owner: ExecutionOwner | None = None
+        self._lease_lost: ExecutionOwnedError | None = None
+        self._heartbeat_task: asyncio.Task[None] | None = None
         s = self.settings
         self.governor = Governor(
             Budget(s.max_total_tokens, s.max_requests, s.max_cost_usd),
@@ -127,11 +142,15 @@ class Orchestrator:
         if not user_prompt.strip():
             raise MixseekError("PROMPT: must not be empty")
         execution_id = execution_id or new_execution_id()
-        await self.store.create_execution(execution_id, user_prompt, self.config_snapshot())
-        self._emit(
-            "execution_started", execution_id, teams=list(self.teams), max_rounds=self.settings.max_rounds
-        )
-        return await self._drive(execution_id, user_prompt)
+        owner = ExecutionOwner.this_process()
+        # created inside the ownership: a Ctrl-C while the row is written still leaves it interrupted
+        async with self._ownership(execution_id, owner):
+            await self.store.create_execution(execution_id, user_prompt, self.config_snapshot(), owner=owner)
+            self._emit(
+                "execution_started", execution_id, teams=list(self.teams), max_rounds=self.settings.max_rounds
+            )
+            summary = await self._drive(execution_id, user_prompt)
+        return summary
 
     async def resume(self, execution_id: str) -> ExecutionSummary:
         record = await self.store.get_execution(execution_id)
@@ -143,10 +162,62 @@ class Orchestrator:
                 "interrupted executions can be resumed"
             )
         changed = record.config.get("hash") != self.config_snapshot()["hash"]
-        await self.store.reopen_execution(execution_id)
-        self.governor.ledger.preload(usage_from_dict(await self.store.get_usage_totals(execution_id)))
-        self._emit("execution_resumed", execution_id, config_changed=changed or None)
-        return await self._drive(execution_id, record.user_prompt)
+        owner = ExecutionOwner.this_process()
+        async with self._ownership(execution_id, owner):
+            try:
+                await self.store.claim_execution(execution_id, owner)
+            except (ExecutionOwnedError, RecordNotFoundError) as exc:  # run by another process, or ended
+                raise MixseekError(f"--resume: {exc}") from None
+            self.governor.ledger.preload(usage_from_dict(await self.store.get_usage_totals(execution_id)))
+            self._emit("execution_resumed", execution_id, config_changed=changed or None)
+            summary = await self._drive(execution_id, record.user_prompt)
+        return summary
+
+    # -- ownership ------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _ownership(self, execution_id: str, owner: ExecutionOwner) -> AsyncIterator[None]:
+        """While the body runs, keep `owner`'s lease fresh. If the body ends in an error,
+        leave the execution interrupted (resumable) and released rather than `running`
+        (when the store itself fails, the dead owner makes readers see it interrupted)."""
+        self._owner, self._lease_lost = owner, None
+        self._heartbeat_task = asyncio.create_task(
+            self._heartbeat(execution_id, owner, asyncio.current_task()), name="mixseek-heartbeat"
+        )
+        try:
+            yield
+        except BaseException:
+            if self._lease_lost is None:
+                # a no-op when the execution was finished already (its lease is gone)
+                with contextlib.suppress(Exception):
+                    await self.store.finish_execution(execution_id, "interrupted", None, owner=owner)
+                with contextlib.suppress(Exception):
+                    await self.store.aclose()
+            raise
+        finally:
+            self._stop_heartbeat()
+
+    def _stop_heartbeat(self) -> None:
+        """Before the final status is written: a beat after it would find the lease gone."""
+        if self._heartbeat_task is not None:
+            self._heartbeat_task.cancel()
+            self._heartbeat_task = None
+
+    async def _heartbeat(
+        self, execution_id: str, owner: ExecutionOwner, main: asyncio.Task[object] | None
+    ) -> None:
+        """Refresh the lease every HEARTBEAT_SECONDS; stop `main` if another process took it."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                await self.store.renew_lease(execution_id, owner)
+            except ExecutionOwnedError as exc:
+                self._lease_lost = exc
+                if main is not None:
+                    main.cancel()
+                return
+            except Exception as exc:  # a busy or failing store: the next beat tries again
+                logger.warning("cannot refresh the lease of %s: %s", execution_id, describe_exception(exc))
 
     # -- the round loop -------------------------------------------------------
 
@@ -219,6 +290,9 @@ class Orchestrator:
         except asyncio.CancelledError:
             serializer.cancel()
             await self._flush_usage(execution_id)
+            if self._lease_lost is not None:
+                await self.store.aclose()
+                raise MixseekError(f"stopped without finishing: {self._lease_lost}") from None
             await self._finish(
                 execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds_run, started
             )
@@ -397,8 +471,12 @@ class Orchestrator:
             usage_by_site=await self.store.get_usage_by_site(execution_id),
             cost_usd=usage_cost(totals),
             duration_seconds=round(time.monotonic() - started, 3),
+            degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
         )
-        await self.store.finish_execution(execution_id, status, summary.model_dump(mode="json"))
+        self._stop_heartbeat()
+        await self.store.finish_execution(
+            execution_id, status, summary.model_dump(mode="json"), owner=self._owner
+        )
         self._emit(
             "execution_finished",
             execution_id,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_ai import UsageLimitExceeded
 
@@ -14,15 +15,19 @@ from mixseek.agents.leader.models import usage_to_dict
 from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.evaluator.models import EvaluationResult
-from mixseek.orchestrator.governor import Governor, call_scope
+from mixseek.orchestrator.governor import CallScope, Governor, call_scope
 from mixseek.prompt_builder.models import RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
 from mixseek.round_controller.judgment_client import JudgmentClient
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.storage.errors import StorageError
 from mixseek.storage.models import RoundRecord
 
 logger = logging.getLogger("mixseek.round_controller")
+
+# A store write that takes the usage rows of the requests behind its result.
+PaidWrite = Callable[[Sequence[Mapping[str, Any]]], Awaitable[None]]
 
 
 class FixedRanking:
@@ -119,20 +124,42 @@ class RoundController:
                     return await self._run(round_number, started, snapshot)
             except TimeoutError:
                 error = f"team round timed out after {self.timeout_seconds:g} s"
-                await self.store.mark_round_failed(
-                    self.execution_id, self.team_id, round_number, "timeout", error
-                )
+                await self._store_paid(round_number, self._failure(round_number, "timeout", error))
                 return self._outcome(round_number, started, status="timeout", error=error)
             except UsageLimitExceeded as exc:
                 # cut by the execution budget: not the team's fault, and a resume may redo it
                 return self._outcome(round_number, started, status="budget", error=str(exc))
+            except StorageError:
+                # the store failed, not the team: the execution stops, resumable, instead
+                raise
             except Exception as exc:
                 error = describe_exception(exc)
                 logger.warning("team %s round %d failed: %s", self.team_id, round_number, error, exc_info=exc)
-                await self.store.mark_round_failed(
-                    self.execution_id, self.team_id, round_number, "failed", error
-                )
+                await self._store_paid(round_number, self._failure(round_number, "failed", error))
                 return self._outcome(round_number, started, status="failed", error=error)
+
+    def _failure(self, round_number: int, status: Literal["failed", "timeout"], error: str) -> PaidWrite:
+        def write(calls: Sequence[Mapping[str, Any]]) -> Awaitable[None]:
+            return self.store.mark_round_failed(
+                self.execution_id, self.team_id, round_number, status, error, model_calls=calls
+            )
+
+        return write
+
+    async def _store_paid(self, round_number: int, write: PaidWrite) -> None:
+        """Run `write` with the usage of this team round's requests not stored yet, so a
+        result is never stored without what it cost (a kill right after loses neither).
+        If the write fails, the usage goes back to the ledger for a later write."""
+        if self.governor is None:
+            await write([])
+            return
+        ledger = self.governor.ledger
+        entries = ledger.take_unsaved(CallScope(self.team_id, round_number))
+        try:
+            await write([entry.as_row() for entry in entries])
+        except Exception:
+            ledger.give_back(entries)
+            raise
 
     async def _run(self, round_number: int, started: datetime, snapshot: RoundSnapshot) -> RoundOutcome:
         context = self._context(round_number, including_current=False, snapshot=snapshot)
@@ -148,13 +175,9 @@ class RoundController:
         if self.governor is not None:
             usage["by_site"] = self.governor.ledger.by_site(self.team_id, round_number)
         ended = _now()
-        # Usage first, in the same batch of writes: a reader who sees the round on the
-        # board sees what it cost.
-        usage_rows = self.governor.ledger.take_unsaved_rows() if self.governor else []
         record = self._round_record(round_number, started, ended, team_result, evaluation, usage)
-        await asyncio.gather(
-            self.store.record_model_calls(self.execution_id, usage_rows), self.store.save_round(record)
-        )
+        # in one transaction with its usage: a reader who sees the round on the board sees what it cost
+        await self._store_paid(round_number, lambda calls: self.store.save_round(record, model_calls=calls))
         return self._outcome(
             round_number,
             started,
@@ -204,16 +227,21 @@ class RoundController:
         return await self._judge(round_number, final=round_number >= max_rounds, snapshot=snapshot)
 
     async def record_decision(self, round_number: int, decision: RoundDecision) -> None:
-        """Store the decision with its saved round."""
-        await self.store.update_judgment(
-            self.execution_id,
-            self.team_id,
-            round_number,
-            should_continue=decision.should_continue,
-            reasoning=decision.reasoning,
-            confidence=decision.confidence,
-            exit_reason=None if decision.should_continue else decision.reason,
-        )
+        """Store the decision with its saved round, and the usage of the judgment that made it."""
+
+        def write(calls: Sequence[Mapping[str, Any]]) -> Awaitable[None]:
+            return self.store.update_judgment(
+                self.execution_id,
+                self.team_id,
+                round_number,
+                should_continue=decision.should_continue,
+                reasoning=decision.reasoning,
+                confidence=decision.confidence,
+                exit_reason=None if decision.should_continue else decision.reason,
+                model_calls=calls,
+            )
+
+        await self._store_paid(round_number, write)
 
     async def _judge(self, round_number: int, *, final: bool, snapshot: RoundSnapshot) -> RoundDecision:
         with call_scope(self.team_id, round_number):

@@ -1,11 +1,13 @@
 """mixseek.storage: executions, rounds and the leaderboard in DuckDB.
 
-Importing this package loads DuckDB and pydantic only, no LLM provider SDK.
+Importing this package loads DuckDB, pydantic and psutil only, no LLM provider SDK.
 """
 
 from mixseek.storage.aggregation_store import AggregationStore, default_db_path
 from mixseek.storage.errors import RecordNotFoundError, SchemaVersionError, StorageError, StoreBusyError
+from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner
 from mixseek.storage.models import (
+    ExecutionLease,
     ExecutionRecord,
     ExecutionStatus,
     LeaderBoardRow,
@@ -18,6 +20,9 @@ from mixseek.storage.retry import RetryPolicy
 
 __all__ = [
     "AggregationStore",
+    "ExecutionLease",
+    "ExecutionOwnedError",
+    "ExecutionOwner",
     "ExecutionRecord",
     "ExecutionStatus",
     "LeaderBoardRow",

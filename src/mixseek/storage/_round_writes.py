@@ -4,6 +4,10 @@ A batch of n saves costs the same eight statements as one save, each with n
 rows; a batch of decisions is one UPDATE, a batch of round starts or
 failures one upsert. Any other write is a plain function of the
 connection, run in turn.
+
+A save, a decision and a round's failure carry the usage rows of the model
+requests that produced them (`Paid`): the rows go in the same transaction,
+so a process killed right after a result is stored has stored what it cost.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from itertools import islice
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import duckdb
 from pydantic_core import to_json
@@ -24,6 +28,7 @@ from mixseek.storage.errors import RecordNotFoundError
 from mixseek.storage.models import RoundRecord, as_utc
 
 Conn = duckdb.DuckDBPyConnection
+P = TypeVar("P")
 
 # Rows per statement: bounds the statement's size (and its parameter count) for huge batches.
 MAX_ROWS_PER_STATEMENT = 256
@@ -157,9 +162,16 @@ def _upsert_round_statuses(conn: Conn, rows: Sequence[RoundStatusRow]) -> list[A
     return [None] * len(rows)
 
 
-def _insert_model_calls(conn: Conn, batches: Sequence[Sequence[Sequence[object]]]) -> list[Any]:
-    statement = partial(sql.insert, "model_calls", sql.MODEL_CALL_INSERT_COLUMNS)
-    execute_rows(conn, statement, [row for rows in batches for row in rows])
+# The values of `sql.MODEL_CALL_INSERT_COLUMNS` for the usage of one model request.
+CallRow = Sequence[object]
+
+
+def _insert_calls(conn: Conn, rows: Sequence[CallRow]) -> None:
+    execute_rows(conn, partial(sql.insert, "model_calls", sql.MODEL_CALL_INSERT_COLUMNS), rows)
+
+
+def _insert_model_calls(conn: Conn, batches: Sequence[Sequence[CallRow]]) -> list[Any]:
+    _insert_calls(conn, [row for rows in batches for row in rows])
     return [None] * len(batches)
 
 
@@ -167,16 +179,40 @@ def _run_each(conn: Conn, works: Sequence[Callable[[Conn], Any]]) -> list[Any]:
     return [work(conn) for work in works]
 
 
-SAVE_ROUND: WriteKind[RoundRecord] = WriteKind(
+@dataclass(frozen=True)
+class Paid(Generic[P]):
+    """A write and the usage rows of the model requests that produced its result."""
+
+    payload: P
+    calls: Sequence[CallRow] = ()
+
+
+def _paid(
+    name: str, write: Callable[[Conn, Sequence[P]], list[Any]], key: Callable[[P], object]
+) -> WriteKind[Paid[P]]:
+    """The kind `name` whose writes store their usage rows in their own transaction.
+
+    The rows are stored even when `write` reports a per-write error (a decision for
+    a round that is not stored, say): the requests were made and paid for all the same."""
+
+    def write_paid(conn: Conn, items: Sequence[Paid[P]]) -> list[Any]:
+        _insert_calls(conn, [row for item in items for row in item.calls])
+        return write(conn, [item.payload for item in items])
+
+    return WriteKind(name, write_paid, key=lambda item: key(item.payload))
+
+
+SAVE_ROUND: WriteKind[Paid[RoundRecord]] = _paid(
     "save_round", _save_rounds, key=lambda r: (r.execution_id, r.team_id, r.round_number)
 )
-JUDGMENT: WriteKind[Judgment] = WriteKind("update_judgment", _update_judgments, key=lambda j: j.key)
+JUDGMENT: WriteKind[Paid[Judgment]] = _paid("update_judgment", _update_judgments, key=lambda j: j.key)
 # starts and failures of rounds; one statement may not upsert a round twice
-ROUND_STATUS: WriteKind[RoundStatusRow] = WriteKind(
+ROUND_STATUS: WriteKind[Paid[RoundStatusRow]] = _paid(
     "round_status", _upsert_round_statuses, key=lambda r: r[:3]
 )
-# usage rows are only ever appended, and nothing a write does depends on them
-MODEL_CALLS: WriteKind[Sequence[Sequence[object]]] = WriteKind(
+# usage rows of no stored result (a round cut by the budget, say): only ever appended,
+# and nothing a write does depends on them
+MODEL_CALLS: WriteKind[Sequence[CallRow]] = WriteKind(
     "record_model_calls", _insert_model_calls, commutes=True
 )
 CALL: WriteKind[Callable[[Conn], Any]] = WriteKind("call", _run_each)

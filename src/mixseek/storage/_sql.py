@@ -153,7 +153,16 @@ SUBMISSION_HISTORY = _submission_history(
 )
 ALL_SUBMISSION_HISTORIES = _submission_history("lb.execution_id = ? AND lb.round_number < ?", by_team=True)
 
-EXECUTION_COLUMNS = "execution_id, user_prompt, status, config, started_at, ended_at, summary"
+# Executions with their lease, if any, and their last stored model call (a sign of life
+# the heartbeat may not have caught up with).
+EXECUTIONS_WITH_OWNER = """
+SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary,
+       l.pid, l.host, l.process_started, l.acquired_at, l.heartbeat_at,
+       (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = e.execution_id) AS last_call_at
+FROM executions e LEFT JOIN execution_leases l USING (execution_id)
+"""
+
+LEASE_COLUMNS = "execution_id, owner_token, pid, host, process_started, acquired_at, heartbeat_at"
 
 ROUND_STATUS_COLUMNS = (
     "execution_id, team_id, round_number, status, started_at, ended_at, should_continue, "

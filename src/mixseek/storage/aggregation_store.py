@@ -42,13 +42,17 @@ from mixseek.storage._round_writes import (
     MODEL_CALLS,
     ROUND_STATUS,
     SAVE_ROUND,
+    CallRow,
     Judgment,
+    Paid,
     RoundStatusRow,
     json_text,
 )
 from mixseek.storage._write_queue import WriteKind, WriteQueue
 from mixseek.storage.errors import RecordNotFoundError, StorageError, StoreBusyError
+from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner, owner_alive
 from mixseek.storage.models import (
+    ExecutionLease,
     ExecutionRecord,
     ExecutionStatus,
     LeaderBoardRow,
@@ -131,8 +135,84 @@ def _usage_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return usage
 
 
+def _call_rows(execution_id: str, calls: Sequence[Mapping[str, Any]]) -> list[CallRow]:
+    """Usage of model requests (see `record_model_calls`) as model_calls rows."""
+    return [
+        [
+            execution_id,
+            c.get("team_id"),
+            c.get("round_number"),
+            c["site"],
+            c["model"],
+            int(c.get("requests", 1)),
+            int(c.get("input_tokens", 0)),
+            int(c.get("output_tokens", 0)),
+            c.get("cost"),
+            as_utc(c["created_at"]) if c.get("created_at") else _now(),
+        ]
+        for c in calls
+    ]
+
+
+def _lease(row: Mapping[str, Any], now: datetime) -> ExecutionLease | None:
+    """The lease columns of `sql.EXECUTIONS_WITH_OWNER` (None without a lease), judged at `now`."""
+    if row["pid"] is None:
+        return None
+    alive = owner_alive(row["pid"], row["host"], row["process_started"], row["heartbeat_at"], now)
+    return ExecutionLease(
+        pid=row["pid"],
+        host=row["host"],
+        process_started=row["process_started"],
+        acquired_at=row["acquired_at"],
+        heartbeat_at=row["heartbeat_at"],
+        alive=alive,
+    )
+
+
 def _execution(row: dict[str, Any]) -> ExecutionRecord:
-    return ExecutionRecord(**{**row, "config": _load(row["config"]) or {}, "summary": _load(row["summary"])})
+    """A row of `sql.EXECUTIONS_WITH_OWNER`: a `running` execution without a living owner
+    reads as interrupted, ended at its last heartbeat or stored model call."""
+    lease = _lease(row, _now())
+    status, ended = row["status"], row["ended_at"]
+    if status == "running" and (lease is None or not lease.alive):
+        status = "interrupted"
+        signs = [lease.heartbeat_at if lease else None, row["last_call_at"], row["started_at"]]
+        ended = max(t for t in signs if t is not None)
+    return ExecutionRecord(
+        execution_id=row["execution_id"],
+        user_prompt=row["user_prompt"],
+        status=status,
+        config=_load(row["config"]) or {},
+        started_at=row["started_at"],
+        ended_at=ended,
+        summary=_load(row["summary"]),
+        owner=lease,
+    )
+
+
+def _insert_lease(conn: Conn, execution_id: str, owner: ExecutionOwner) -> None:
+    now = _now()
+    conn.execute("DELETE FROM execution_leases WHERE execution_id = ?", [execution_id])
+    conn.execute(
+        f"INSERT INTO execution_leases ({sql.LEASE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [execution_id, owner.token, owner.pid, owner.host, owner.process_started, now, now],
+    )
+
+
+def _holds(conn: Conn, execution_id: str, owner: ExecutionOwner) -> bool:
+    query = "SELECT 1 FROM execution_leases WHERE execution_id = ? AND owner_token = ?"
+    return bool(conn.execute(query, [execution_id, owner.token]).fetchall())
+
+
+def _live_other_owner(conn: Conn, execution_id: str, owner: ExecutionOwner) -> ExecutionLease | None:
+    """The lease of the execution if a living process other than `owner` holds it."""
+    rows = _dicts(conn, f"{sql.EXECUTIONS_WITH_OWNER} WHERE e.execution_id = ?", [execution_id])
+    if not rows:
+        raise RecordNotFoundError(f"no execution {execution_id!r}")
+    if _holds(conn, execution_id, owner):
+        return None
+    lease = _execution(rows[0]).owner
+    return lease if lease is not None and lease.alive else None
 
 
 class AggregationStore:
@@ -236,8 +316,17 @@ class AggregationStore:
 
     # -- executions -----------------------------------------------------------
 
-    async def create_execution(self, execution_id: str, user_prompt: str, config: dict[str, Any]) -> None:
-        """Record a new execution with status 'running'."""
+    async def create_execution(
+        self,
+        execution_id: str,
+        user_prompt: str,
+        config: dict[str, Any],
+        *,
+        owner: ExecutionOwner | None = None,
+    ) -> None:
+        """Record a new execution with status 'running', owned by `owner` (by default a new
+        owner in this process; see `storage.lease`)."""
+        owner = owner or ExecutionOwner.this_process()
 
         def work(conn: Conn) -> None:
             conn.execute(
@@ -245,42 +334,58 @@ class AggregationStore:
                 "VALUES (?, ?, 'running', ?, ?)",
                 [execution_id, user_prompt, json_text(config), _now()],
             )
+            _insert_lease(conn, execution_id, owner)
 
         await self._call(work, write=True)
 
-    async def reopen_execution(self, execution_id: str) -> None:
-        """Mark an interrupted execution as running again, for a resume."""
+    async def claim_execution(self, execution_id: str, owner: ExecutionOwner) -> None:
+        """Make `owner` the owner of an execution to resume it: status 'running' again, no summary.
 
-        def work(conn: Conn) -> None:
+        Raises ExecutionOwnedError when another owner still runs it (see `storage.lease`),
+        StorageError when the execution has ended."""
+
+        def work(conn: Conn) -> ExecutionLease | None:
+            other = _live_other_owner(conn, execution_id, owner)
+            if other is not None:
+                return other
             _update(
                 conn,
-                "UPDATE executions SET status = 'running', ended_at = NULL WHERE execution_id = ? "
-                "RETURNING execution_id",
+                "UPDATE executions SET status = 'running', ended_at = NULL, summary = NULL "
+                "WHERE execution_id = ? AND status IN ('running', 'interrupted') RETURNING execution_id",
                 [execution_id],
-                f"no execution {execution_id!r}",
+                f"execution {execution_id!r} has ended; only running or interrupted ones can be resumed",
+            )
+            _insert_lease(conn, execution_id, owner)
+            return None
+
+        other = await self._call(work, write=True)
+        if other is not None:
+            raise ExecutionOwnedError(execution_id, other)
+
+    async def renew_lease(self, execution_id: str, owner: ExecutionOwner) -> None:
+        """Refresh `owner`'s heartbeat; ExecutionOwnedError if it no longer owns the execution."""
+
+        def work(conn: Conn) -> bool:
+            return bool(
+                conn.execute(
+                    "UPDATE execution_leases SET heartbeat_at = ? WHERE execution_id = ? AND owner_token = ? "
+                    "RETURNING execution_id",
+                    [_now(), execution_id, owner.token],
+                ).fetchall()
             )
 
-        await self._call(work, write=True)
+        if not await self._call(work, write=True):
+            record = await self.get_execution(execution_id)
+            raise ExecutionOwnedError(execution_id, record.owner if record is not None else None)
 
     # -- model calls ----------------------------------------------------------
 
     async def record_model_calls(self, execution_id: str, calls: Sequence[Mapping[str, Any]]) -> None:
-        """Append the usage of model requests (site = who called: leader, member, metric, judgment)."""
-        rows = [
-            [
-                execution_id,
-                c.get("team_id"),
-                c.get("round_number"),
-                c["site"],
-                c["model"],
-                int(c.get("requests", 1)),
-                int(c.get("input_tokens", 0)),
-                int(c.get("output_tokens", 0)),
-                c.get("cost"),
-                as_utc(c["created_at"]) if c.get("created_at") else _now(),
-            ]
-            for c in calls
-        ]
+        """Append the usage of model requests (site = who called: leader, member, metric, judgment).
+
+        Usage that paid for a stored result goes with that result's write instead (the
+        `model_calls` argument of `save_round`, `update_judgment`, `mark_round_failed`)."""
+        rows = _call_rows(execution_id, calls)
         if rows:
             await self._write(MODEL_CALLS, rows)
 
@@ -304,16 +409,22 @@ class AggregationStore:
         self,
         execution_id: str,
         status: ExecutionStatus,
-        summary: dict[str, Any],
+        summary: dict[str, Any] | None,
         *,
         ended_at: datetime | None = None,
+        owner: ExecutionOwner | None = None,
     ) -> None:
-        """Set the execution's final status and summary; `ended_at` defaults to now."""
+        """Set the execution's final status and summary (`ended_at` defaults to now) and
+        release its lease, in one transaction.
+
+        With `owner`, only while `owner` holds the lease: else ExecutionOwnedError and no change."""
         if status not in EXECUTION_STATUSES:
             raise ValueError(f"status must be one of {', '.join(EXECUTION_STATUSES)}, got {status!r}")
         ended = _utc_or_now(ended_at)
 
-        def work(conn: Conn) -> None:
+        def work(conn: Conn) -> bool:
+            if owner is not None and not _holds(conn, execution_id, owner):
+                return False
             _update(
                 conn,
                 "UPDATE executions SET status = ?, summary = ?, ended_at = ? WHERE execution_id = ? "
@@ -321,32 +432,35 @@ class AggregationStore:
                 [status, json_text(summary), ended, execution_id],
                 f"no execution {execution_id!r}",
             )
+            conn.execute("DELETE FROM execution_leases WHERE execution_id = ?", [execution_id])
+            return True
 
-        await self._call(work, write=True)
+        if not await self._call(work, write=True):
+            record = await self.get_execution(execution_id)
+            raise ExecutionOwnedError(execution_id, record.owner if record is not None else None)
 
     async def get_execution(self, execution_id: str) -> ExecutionRecord | None:
-        query = f"SELECT {sql.EXECUTION_COLUMNS} FROM executions WHERE execution_id = ?"
+        """The execution as readers should see it (see `ExecutionRecord`)."""
+        query = f"{sql.EXECUTIONS_WITH_OWNER} WHERE e.execution_id = ?"
         rows = await self._call(lambda conn: _dicts(conn, query, [execution_id]), write=False)
         return _execution(rows[0]) if rows else None
 
     async def list_executions(self, limit: int = 50) -> list[ExecutionRecord]:
         """The most recently started executions first."""
-        query = (
-            f"SELECT {sql.EXECUTION_COLUMNS} FROM executions "
-            "ORDER BY started_at DESC, execution_id DESC LIMIT ?"
-        )
+        query = f"{sql.EXECUTIONS_WITH_OWNER} ORDER BY e.started_at DESC, e.execution_id DESC LIMIT ?"
         rows = await self._call(lambda conn: _dicts(conn, query, [limit]), write=False)
         return [_execution(row) for row in rows]
 
     # -- rounds ---------------------------------------------------------------
 
-    async def save_round(self, record: RoundRecord) -> None:
-        """Write round_history, leader_board and round_status for one round, all or nothing.
+    async def save_round(self, record: RoundRecord, *, model_calls: Sequence[Mapping[str, Any]] = ()) -> None:
+        """Write round_history, leader_board and round_status for one round, and the usage
+        of the model requests that produced it (see `record_model_calls`), all or nothing.
 
         Saving a round that is already stored replaces its rows (its `is_final`
         flag is cleared with them).
         """
-        await self._write(SAVE_ROUND, record)
+        await self._write(SAVE_ROUND, Paid(record, _call_rows(record.execution_id, model_calls)))
 
     async def mark_round_started(
         self, execution_id: str, team_id: str, round_number: int, *, started_at: datetime | None = None
@@ -354,7 +468,7 @@ class AggregationStore:
         """Record that a team's round is under way (round_status 'running')."""
         started = _utc_or_now(started_at)
         row: RoundStatusRow = (execution_id, team_id, round_number, "running", started, None, None)
-        await self._write(ROUND_STATUS, row)
+        await self._write(ROUND_STATUS, Paid(row))
 
     async def mark_rounds_started(
         self, execution_id: str, round_number: int, team_ids: Sequence[str]
@@ -365,7 +479,7 @@ class AggregationStore:
             (execution_id, team_id, round_number, "running", started, None, None) for team_id in team_ids
         ]
         # submitted together, they share a batch (a team given twice goes in a later statement)
-        await asyncio.gather(*(self._write(ROUND_STATUS, row) for row in rows))
+        await asyncio.gather(*(self._write(ROUND_STATUS, Paid(row)) for row in rows))
 
     async def mark_round_failed(
         self,
@@ -376,8 +490,10 @@ class AggregationStore:
         error_message: str,
         *,
         ended_at: datetime | None = None,
+        model_calls: Sequence[Mapping[str, Any]] = (),
     ) -> None:
-        """Record that a team's round ended in 'failed' or 'timeout'.
+        """Record that a team's round ended in 'failed' or 'timeout', with the usage of the
+        model requests it made (see `record_model_calls`).
 
         Creates the round_status row if the round never saved; leaves any
         leader_board row of the round as it is.
@@ -386,7 +502,7 @@ class AggregationStore:
             raise ValueError(f"status must be 'failed' or 'timeout', got {status!r}")
         ended = _utc_or_now(ended_at)
         row: RoundStatusRow = (execution_id, team_id, round_number, status, None, ended, error_message)
-        await self._write(ROUND_STATUS, row)
+        await self._write(ROUND_STATUS, Paid(row, _call_rows(execution_id, model_calls)))
 
     async def update_judgment(
         self,
@@ -397,15 +513,18 @@ class AggregationStore:
         reasoning: str | None,
         confidence: float | None,
         exit_reason: str | None = None,
+        *,
+        model_calls: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         """Store the decision made after a saved round: a judgment (`confidence` within 0..1),
-        or a rule such as min_rounds/max_rounds (no reasoning, no confidence)."""
+        or a rule such as min_rounds/max_rounds (no reasoning, no confidence), with the usage
+        of the judgment's model requests (see `record_model_calls`)."""
         if confidence is not None and not 0.0 <= confidence <= 1.0:
             raise ValueError(f"confidence must be within 0..1, got {confidence}")
         judgment = Judgment(
             execution_id, team_id, round_number, should_continue, reasoning, confidence, exit_reason
         )
-        await self._write(JUDGMENT, judgment)
+        await self._write(JUDGMENT, Paid(judgment, _call_rows(execution_id, model_calls)))
 
     async def mark_final(self, execution_id: str, team_id: str, round_number: int) -> None:
         """Flag this round as the team's final submission and unflag the team's other rounds."""

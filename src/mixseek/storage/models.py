@@ -60,7 +60,21 @@ class RoundRecord(_Record):
         return value
 
 
+class ExecutionLease(_Record):
+    """Which process owns an execution (see `storage.lease`), and whether it still runs."""
+
+    pid: int
+    host: str
+    process_started: float | None
+    acquired_at: datetime
+    heartbeat_at: datetime
+    alive: bool
+
+
 class ExecutionRecord(_Record):
+    """An execution as readers should see it: a `running` execution whose owner is gone
+    reads as `interrupted` (it can be resumed), ended at its last sign of life."""
+
     execution_id: str
     user_prompt: str
     status: ExecutionStatus
@@ -68,6 +82,7 @@ class ExecutionRecord(_Record):
     started_at: datetime
     ended_at: datetime | None
     summary: dict[str, Any] | None
+    owner: ExecutionLease | None = None
 
 
 class LeaderBoardRow(_Record):

@@ -143,9 +143,26 @@ _MODEL_CALLS: tuple[str, ...] = (
     "CREATE INDEX idx_model_calls_execution ON model_calls (execution_id, team_id, round_number)",
 )
 
+# The one process that runs an execution (see `lease`); deleted when it finishes. An
+# execution left `running` without a living owner reads as interrupted.
+_EXECUTION_LEASES: tuple[str, ...] = (
+    """
+    CREATE TABLE execution_leases (
+        execution_id TEXT PRIMARY KEY,
+        owner_token TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        process_started DOUBLE,
+        acquired_at TIMESTAMPTZ NOT NULL,
+        heartbeat_at TIMESTAMPTZ NOT NULL
+    )
+    """,
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", _INITIAL_SCHEMA),
     Migration(2, "model_calls: usage per model request", _MODEL_CALLS),
+    Migration(3, "execution_leases: one owner per execution", _EXECUTION_LEASES),
 )
 
 CURRENT_VERSION = MIGRATIONS[-1].version
