@@ -1,4 +1,4 @@
-"""`run_python`: real subprocesses, no mocks."""
+"""`run_python`: real subprocesses, no mocks, in each sandbox (bubblewrap tests skip where it is unusable)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from code_exec_support import SLEEP, new_marker, pids_with, require_sandbox, wait_gone, wait_until
 
 from mixseek.agents.member.code_exec_tool import (
     NOFILE_LIMIT,
@@ -24,7 +25,7 @@ from mixseek.agents.member.code_exec_tool import (
 )
 from mixseek.agents.member.options import CodeExecOptions
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups and rlimits")
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux namespaces, /proc and rlimits")
 
 
 def opts(**kwargs: object) -> CodeExecOptions:
@@ -35,35 +36,15 @@ async def run(code: str, **kwargs: object) -> ExecutionResult:
     return await run_python(textwrap.dedent(code), opts(**kwargs))
 
 
-def alive(pid: int) -> bool:
-    """Running (a zombie waiting for a reaper counts as dead)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
+@pytest.fixture(params=["process", "bubblewrap"])
+def sandbox(request: pytest.FixtureRequest) -> str:
+    """Each sandbox in turn."""
+    return require_sandbox(str(request.param))
 
 
-async def wait_dead(pid: int, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if not alive(pid):
-            return True
-        await asyncio.sleep(0.05)
-    return not alive(pid)
-
-
-async def wait_for_file(path: Path, within: float = 10.0) -> str:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if path.exists():
-            return path.read_text()
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{path} was not written")
+def sleeper(marker: str) -> str:
+    """Python that starts a `sleep 100` named `marker` (to be found in the host's /proc)."""
+    return f"subprocess.Popen([{marker!r}, '100'], executable={SLEEP!r})"
 
 
 # --- exit status ------------------------------------------------------------------------------------
@@ -121,67 +102,71 @@ async def test_syntax_error_is_a_result() -> None:
 # --- timeout and process group ------------------------------------------------------------------------
 
 
-async def test_infinite_loop_times_out_promptly() -> None:
+async def test_infinite_loop_times_out_promptly(sandbox: str) -> None:
     started = time.monotonic()
-    result = await run("print('started', flush=True)\nwhile True:\n    pass\n", timeout_seconds=1.0)
+    result = await run(
+        "print('started', flush=True)\nwhile True:\n    pass\n", timeout_seconds=1.0, sandbox=sandbox
+    )
     elapsed = time.monotonic() - started
     assert result.timed_out
     assert result.exit_code is None
-    assert elapsed < 2.0
+    assert elapsed < 30.0  # not the CPU backstop, nor a hang
     assert result.stdout == "started\n"  # output before the hang is kept
     assert result.as_tool_text().startswith("status: timed out after 1.0 s")
 
 
-async def test_timeout_kills_spawned_grandchild() -> None:
+async def test_timeout_kills_spawned_grandchild(sandbox: str) -> None:
+    marker = new_marker()
     result = await run(
-        """\
+        f"""\
         import subprocess, time
-        child = subprocess.Popen(['sleep', '100'])
-        print(child.pid, flush=True)
+        {sleeper(marker)}
         time.sleep(100)
         """,
-        timeout_seconds=1.0,
+        timeout_seconds=2.0,
+        sandbox=sandbox,
     )
     assert result.timed_out
-    pid = int(result.stdout.split()[0])
-    assert await wait_dead(pid), f"grandchild {pid} survived the timeout"
+    assert await wait_gone(marker), f"the grandchild {marker} survived the timeout"
 
 
-async def test_background_child_is_killed_when_the_script_exits() -> None:
+async def test_background_child_is_killed_when_the_script_exits(sandbox: str) -> None:
     # The `sleep` inherits stdout; the run must still end when the script does, not when the pipe closes.
+    marker = new_marker()
     started = time.monotonic()
     result = await run(
-        """\
+        f"""\
         import subprocess
-        child = subprocess.Popen(['sleep', '100'])
-        print(child.pid)
+        {sleeper(marker)}
+        print('started')
         """,
-        timeout_seconds=30.0,
+        timeout_seconds=60.0,
+        sandbox=sandbox,
     )
-    assert time.monotonic() - started < 5.0
+    assert time.monotonic() - started < 30.0
     assert result.exit_code == 0
     assert not result.timed_out
-    assert await wait_dead(int(result.stdout.split()[0]))
+    assert await wait_gone(marker)
 
 
-async def test_cancellation_kills_the_process_group_and_cleans_up(tmp_path: Path) -> None:
-    marker = tmp_path / "pids.txt"
+async def test_cancellation_kills_every_process_and_cleans_up(sandbox: str) -> None:
+    marker = new_marker()
     code = f"""\
         import os, subprocess, time
-        child = subprocess.Popen(['sleep', '100'])
-        with open({str(marker) + ".tmp"!r}, 'w') as f:
-            f.write(f'{{os.getpid()}} {{child.pid}} {{os.getcwd()}}')
-        os.replace({str(marker) + ".tmp"!r}, {str(marker)!r})
+        {sleeper(marker)}
         time.sleep(100)
         """
-    task = asyncio.create_task(run(code, timeout_seconds=60.0))
-    own_pid, child_pid, workdir = (await wait_for_file(marker)).split(" ", 2)
+    task = asyncio.create_task(run(code, timeout_seconds=120.0, sandbox=sandbox))
+    assert await wait_until(lambda: pids_with(marker)), "the script never started its child"
+    (child,) = pids_with(marker)
+    workdir = os.readlink(f"/proc/{child}/cwd")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await wait_dead(int(own_pid)), "the script survived cancellation"
-    assert await wait_dead(int(child_pid)), "its child survived cancellation"
-    assert not Path(workdir).exists()
+    assert await wait_gone(marker), "a child survived cancellation"
+    if sandbox == "process":
+        assert Path(workdir).name.startswith("mixseek-code-")
+        assert not Path(workdir).exists()
 
 
 # --- output cap ---------------------------------------------------------------------------------------
@@ -273,8 +258,8 @@ async def test_traceback_at_the_end_of_a_long_stderr_is_kept_in_the_tail() -> No
 # --- memory -----------------------------------------------------------------------------------------
 
 
-async def test_memory_bomb_reports_memory_error() -> None:
-    result = await run("data = bytearray(2 * 1024**3)\nprint('allocated')\n", memory_mb=256)
+async def test_memory_bomb_reports_memory_error(sandbox: str) -> None:
+    result = await run("data = bytearray(2 * 1024**3)\nprint('allocated')\n", memory_mb=256, sandbox=sandbox)
     assert result.exit_code == 1
     assert result.memory_exceeded
     assert "MemoryError" in result.stderr
@@ -282,8 +267,8 @@ async def test_memory_bomb_reports_memory_error() -> None:
     assert result.as_tool_text().startswith("status: MemoryError: memory limit 256 MB exceeded")
 
 
-async def test_allocation_within_the_limit_succeeds() -> None:
-    result = await run("data = bytearray(100 * 1024**2)\nprint(len(data))\n", memory_mb=512)
+async def test_allocation_within_the_limit_succeeds(sandbox: str) -> None:
+    result = await run("data = bytearray(100 * 1024**2)\nprint(len(data))\n", memory_mb=512, sandbox=sandbox)
     assert result.exit_code == 0
     assert result.stdout == f"{100 * 1024**2}\n"
     assert not result.memory_exceeded
@@ -298,7 +283,7 @@ async def test_memory_error_subclass_counts_as_memory_exceeded() -> None:
     assert result.memory_exceeded
 
 
-async def test_caught_memory_error_is_not_memory_exceeded() -> None:
+async def test_caught_memory_error_is_not_memory_exceeded(sandbox: str) -> None:
     result = await run(
         """\
         try:
@@ -307,21 +292,24 @@ async def test_caught_memory_error_is_not_memory_exceeded() -> None:
             print('too big, using less')
         """,
         memory_mb=256,
+        sandbox=sandbox,
     )
     assert result.exit_code == 0
     assert not result.memory_exceeded
     assert result.stdout == "too big, using less\n"
 
 
-async def test_resource_limits_are_set_in_the_child() -> None:
+async def test_resource_limits_are_set_in_the_child(sandbox: str) -> None:
     result = await run(
         """\
         import resource as r
-        for name in ('RLIMIT_AS', 'RLIMIT_CORE', 'RLIMIT_CPU', 'RLIMIT_NOFILE'):
+        for name in ('RLIMIT_AS', 'RLIMIT_CORE', 'RLIMIT_CPU', 'RLIMIT_NOFILE', 'RLIMIT_NPROC'):
             print(name, *r.getrlimit(getattr(r, name)))
         """,
         memory_mb=300,
         timeout_seconds=4.5,
+        max_processes=40,
+        sandbox=sandbox,
     )
     assert result.exit_code == 0, result.stderr
     limits = {name: (int(soft), int(hard)) for name, soft, hard in map(str.split, result.stdout.splitlines())}
@@ -329,12 +317,15 @@ async def test_resource_limits_are_set_in_the_child() -> None:
     assert limits["RLIMIT_CORE"] == (0, 0)
     assert limits["RLIMIT_CPU"] == (6, 7)
     assert limits["RLIMIT_NOFILE"] == (NOFILE_LIMIT, NOFILE_LIMIT)
+    soft, hard = limits["RLIMIT_NPROC"]
+    assert soft == hard
+    if sandbox == "bubblewrap":
+        assert soft == 40  # counted in the sandbox's own user namespace
+    else:
+        assert 40 <= soft < 40 + 100_000  # 40 more than the user id runs already
 
 
-# --- isolation ----------------------------------------------------------------------------------------
-
-
-async def test_runs_in_a_temporary_directory_that_is_removed() -> None:
+async def test_runs_in_a_temporary_directory_that_is_removed(sandbox: str) -> None:
     repo_cwd = Path.cwd()
     result = await run(
         """\
@@ -345,9 +336,10 @@ async def test_runs_in_a_temporary_directory_that_is_removed() -> None:
         os.chmod('sub', 0)
         print(os.getcwd())
         print(os.environ['HOME'])
-        print(os.environ['TMPDIR'])
+        print(os.environ['TEMP'])
         print(sorted(os.listdir('.')))
-        """
+        """,
+        sandbox=sandbox,
     )
     assert result.exit_code == 0, result.stderr
     workdir, home, tmpdir, listing = result.stdout.splitlines()
@@ -358,23 +350,32 @@ async def test_runs_in_a_temporary_directory_that_is_removed() -> None:
     assert not (repo_cwd / "out.txt").exists()
 
 
-async def test_parent_environment_is_not_visible(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_parent_environment_is_not_inherited(sandbox: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-test-value")
     monkeypatch.setenv("PYTHONPATH", "/nonexistent-injected")
     result = await run(
         """\
         import os, sys
         print(os.environ.get('OPENAI_API_KEY'))
-        print(sorted(os.environ))
+        print(' '.join(sorted(os.environ)))
         print(sys.flags.isolated, '/nonexistent-injected' in sys.path)
-        """
+        """,
+        sandbox=sandbox,
     )
     assert result.exit_code == 0, result.stderr
     key, names, flags = result.stdout.splitlines()
     assert key == "None"
     assert "sk-secret" not in result.stdout
-    assert names == str(sorted(["HOME", "LANG", "LC_ALL", "PATH", "PYTHONIOENCODING", "TMPDIR"]))
+    # bwrap adds PWD; the C library drops TMPDIR for a process whose real and effective uid differ
+    allowed = {"HOME", "LANG", "LC_ALL", "PATH", "PYTHONIOENCODING", "TEMP", "TMPDIR", "PWD"}
+    assert {"HOME", "PATH", "TEMP"} <= set(names.split()) <= allowed
     assert flags == "1 False"
+
+
+async def test_no_descriptor_of_the_parent_is_inherited(sandbox: str) -> None:
+    result = await run("import os\nprint(sorted(os.listdir('/proc/self/fd')))", sandbox=sandbox)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "['0', '1', '2', '3']\n"  # 3: the directory being listed
 
 
 async def test_stdin_is_closed() -> None:
@@ -398,13 +399,13 @@ async def test_unicode_round_trips() -> None:
     assert "こんにちは" in result.as_tool_text()
 
 
-async def test_concurrent_runs_are_independent() -> None:
+async def test_concurrent_runs_are_independent(sandbox: str) -> None:
     codes = [
         f"import os, time\nopen('mine.txt', 'w').write('{i}')\ntime.sleep(0.3)\n"
         f"print({i}, open('mine.txt').read(), os.getcwd())\n"
         for i in range(4)
     ]
-    results = await asyncio.gather(*(run(code) for code in codes))
+    results = await asyncio.gather(*(run(code, sandbox=sandbox) for code in codes))
     workdirs = set()
     for i, result in enumerate(results):
         assert result.exit_code == 0, result.stderr
@@ -412,7 +413,7 @@ async def test_concurrent_runs_are_independent() -> None:
         assert number == written == str(i)
         workdirs.add(workdir)
         assert not Path(workdir).exists()
-    assert len(workdirs) == 4
+    assert len(workdirs) == (4 if sandbox == "process" else 1)  # bubblewrap: each its own /sandbox
 
 
 # --- interpreter failures -----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""`code-exec`: an LLM that can run the Python it writes in a limited subprocess."""
+"""`code-exec`: an LLM that can run the Python it writes in a sandboxed subprocess."""
 
 from __future__ import annotations
 
@@ -7,8 +7,19 @@ from typing import ClassVar
 
 from pydantic_ai import Tool
 
+from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import LLMMemberAgent
-from mixseek.agents.member.code_exec_tool import CodeExecError, run_python
+from mixseek.agents.member.code_exec_tool import (
+    CodeExecError,
+    Sandbox,
+    SandboxUnavailable,
+    check_sandbox,
+    prepare_sandbox,
+    run_python,
+)
+from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.teams import member_key_origin
+from mixseek.errors import ConfigError, MixseekError
 
 CODE_EXEC_INSTRUCTION = (
     "あなたは計算やデータ処理を担当するメンバーエージェントです。"
@@ -18,9 +29,21 @@ CODE_EXEC_INSTRUCTION = (
 
 
 class CodeExecMemberAgent(LLMMemberAgent):
-    """Runs model-written Python with a timeout, memory limit and output cap."""
+    """Runs model-written Python with a timeout, memory, process and output limits, in a sandbox.
+
+    The sandbox is chosen when the member is built, so that a required but missing bubblewrap stops
+    the command at start-up, before any model is called.
+    """
 
     agent_type: ClassVar[str] = "code-exec"
+
+    def __init__(self, config: MemberAgentConfig, *, role: str | None = None) -> None:
+        super().__init__(config, role=role)
+        try:
+            self.sandbox: Sandbox = prepare_sandbox(config.code_exec)
+        except CodeExecError as exc:
+            key = "sandbox" if isinstance(exc, SandboxUnavailable) else "python_executable"
+            raise MixseekError(f"{self.role}: code_exec.{key}: {exc}") from None
 
     def default_instruction(self) -> str:
         return CODE_EXEC_INSTRUCTION
@@ -31,9 +54,26 @@ class CodeExecMemberAgent(LLMMemberAgent):
         async def run(code: str) -> str:
             """Run a Python 3 script in a fresh temporary directory; returns exit status, stdout, stderr."""
             try:
-                result = await run_python(code, options)
+                result = await run_python(code, options, sandbox=self.sandbox)
             except CodeExecError as exc:
                 return f"ERROR: {exc}"
             return result.as_tool_text()
 
         return [Tool(run, name="run_python", takes_ctx=False)]
+
+
+def sandbox_problems(config: ExecutionConfig) -> list[ConfigError]:
+    """code-exec members that require bubblewrap where it cannot run, one error each (no model call)."""
+    problems: list[ConfigError] = []
+    for entry in config.teams:
+        for i, member in enumerate(entry.config.members):
+            if member.agent_type != "code-exec" or member.code_exec.sandbox != "bubblewrap":
+                continue
+            try:
+                check_sandbox(member.code_exec)
+            except SandboxUnavailable as exc:
+                source, key = member_key_origin(entry.path, i, "code_exec")
+                problems.append(ConfigError(source, f"{key}.sandbox", str(exc)))
+            except CodeExecError:
+                continue  # the member reports a missing interpreter when it is built
+    return problems

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -26,7 +28,11 @@ class CodeExecOptions(BaseModel):
     timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
     memory_mb: int = Field(default=512, ge=16, le=65536)
     max_output_chars: int = Field(default=20_000, gt=0)
+    max_processes: int = Field(default=128, ge=4, le=4096)
+    """Processes and threads the code may run at once (a fork bomb stops there)."""
     python_executable: str | None = None
+    sandbox: Literal["auto", "bubblewrap", "process"] = "auto"
+    """auto: bubblewrap when it works here, else a plain process (with a warning at start-up)."""
 
 
 class WebSearchOptions(BaseModel):

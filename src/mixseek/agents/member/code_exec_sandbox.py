@@ -1,0 +1,217 @@
+"""The two ways `run_python` isolates a script, and the bubblewrap command line of one run.
+
+*bubblewrap* (``bwrap``, Debian's ``bubblewrap`` package) runs the script in new user, PID, network,
+IPC, UTS and cgroup namespaces: it sees its own ``/proc``, a read-only system (``/usr``, ``/lib*``, the
+Python installation it needs and nothing else of the host's files -- no home, no workspace), a
+loopback-only network, a tmpfs work directory, and it dies with its parent. *process* is a plain child
+process with limits, for hosts without a usable bubblewrap; what each guarantees is in README.md
+("Code execution") and `code_exec_tool`.
+
+A user id must not be root for the kernel to enforce RLIMIT_NPROC. When mixseek runs as root, the
+sandbox's user namespace therefore maps two ids, set by the parent through ``--userns-block-fd``
+(see `userns_maps`): 0 to root, which lets bwrap reach an interpreter under /root while it builds the
+sandbox, and `NOBODY` to the unprivileged host id 65534, which the bootstrap switches to before it
+starts the script.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from mixseek.agents.member._sandbox_child import NOBODY
+
+__all__ = [
+    "BOOTSTRAP",
+    "NOBODY",
+    "WORKDIR",
+    "PythonLayout",
+    "Sandbox",
+    "SandboxKind",
+    "SandboxMode",
+    "bwrap_command",
+    "find_bwrap",
+    "python_layout",
+    "userns_maps",
+]
+
+SandboxMode = Literal["auto", "bubblewrap", "process"]
+SandboxKind = Literal["bubblewrap", "process"]
+
+BOOTSTRAP = Path(__file__).with_name("_sandbox_child.py")
+WORKDIR = "/sandbox"
+"""The script's directory inside bubblewrap: a tmpfs, also reachable as /tmp."""
+BOOTSTRAP_INSIDE = "/run/mixseek/sandbox_child.py"
+SCRIPT_INSIDE = f"{WORKDIR}/main.py"
+
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+_LAYOUT_CODE = (
+    "import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, "
+    "sys.exec_prefix, sys.base_exec_prefix]))"
+)
+_LAYOUT_TIMEOUT_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The isolation `run_python` uses."""
+
+    kind: SandboxKind
+    bwrap: str | None = None
+    reason: str = ""
+    """For ``process``: why there is no bubblewrap (shown in the start-up warning)."""
+
+
+@dataclass(frozen=True)
+class PythonLayout:
+    """Where an interpreter lives: what to run inside the sandbox and which host directories it reads."""
+
+    executable: str
+    directories: tuple[str, ...]
+
+
+def find_bwrap() -> str | None:
+    """The ``bwrap`` program on PATH, if any."""
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def python_layout(executable: str) -> PythonLayout:
+    """Ask the interpreter for its executable and prefixes (a venv's and its base installation's).
+
+    Run once per interpreter. The real paths are bound too, so that a venv's symlink to its base
+    interpreter resolves inside the sandbox. Raises `OSError` or `ValueError` if the interpreter
+    cannot tell.
+    """
+    done = subprocess.run(
+        [executable, "-I", "-c", _LAYOUT_CODE],
+        capture_output=True,
+        text=True,
+        timeout=_LAYOUT_TIMEOUT_SECONDS,
+        check=False,
+        env={"PATH": os.environ.get("PATH") or os.defpath},
+        cwd="/",
+    )
+    if done.returncode != 0:
+        detail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise ValueError(f"{executable} could not describe its installation: {detail}")
+    reported, *prefixes = json.loads(done.stdout)
+    program = reported or executable
+    candidates: set[str] = set()
+    for path in [*prefixes, os.path.dirname(program)]:
+        if path:
+            candidates.update({os.path.abspath(path), os.path.realpath(path)})
+    candidates.add(os.path.dirname(os.path.realpath(program)))
+    return PythonLayout(program, _outermost(candidates))
+
+
+def _outermost(paths: set[str]) -> tuple[str, ...]:
+    """Existing directories outside the system directories, none inside another, shortest first."""
+    kept: list[str] = []
+    for path in sorted(paths, key=len):
+        if not os.path.isdir(path):
+            continue
+        covered = [*_SYSTEM_DIRS, *kept]
+        if any(path == root or path.startswith(root.rstrip("/") + "/") for root in covered):
+            continue
+        kept.append(path)
+    return tuple(kept)
+
+
+def _parents(path: str) -> list[str]:
+    """Create the parents of a mount point as 0755: bwrap would make them 0700, closed to the script."""
+    argv: list[str] = []
+    for parent in reversed(Path(path).parents[:-1]):
+        argv += ["--perms", "0755", "--dir", str(parent)]
+    return argv
+
+
+def userns_maps() -> str:
+    """The uid and gid map of the sandbox's user namespace when mixseek runs as root."""
+    return f"0 0 1\n{NOBODY} {NOBODY} 1\n"
+
+
+def bwrap_command(
+    bwrap: str,
+    layout: PythonLayout,
+    *,
+    environment: dict[str, str],
+    tmpfs_bytes: int,
+    script_fd: int,
+    userns_fds: tuple[int, int] | None,
+    inner: list[str],
+) -> list[str]:
+    """The full ``bwrap`` argv that runs ``inner`` (the bootstrap and its arguments).
+
+    ``userns_fds`` = (block fd, info fd) when the parent writes the id maps itself (as root), else
+    bwrap maps the caller's own id. ``script_fd`` is read into ``/sandbox/main.py``.
+    """
+    argv = [bwrap, "--unshare-user"]
+    if userns_fds is not None:
+        block_fd, info_fd = userns_fds
+        argv += ["--userns-block-fd", str(block_fd), "--info-fd", str(info_fd)]
+    else:
+        argv.append("--disable-userns")  # bwrap refuses it with --userns-block-fd
+    argv += [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ]
+    for name, value in environment.items():
+        argv += ["--setenv", name, value]
+    for path in _SYSTEM_DIRS:
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    for path in _SYSTEM_FILES:
+        argv += [*_parents(path), "--ro-bind-try", path, path]
+    for path in layout.directories:
+        argv += [*_parents(path), "--ro-bind", path, path]
+    size = str(tmpfs_bytes)
+    argv += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        size,
+        "--perms",
+        "1777",
+        "--tmpfs",
+        WORKDIR,
+        "--size",
+        size,
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/dev/shm",
+        "--symlink",
+        WORKDIR,
+        "/tmp",
+        "--perms",
+        "0444",
+        "--file",
+        str(script_fd),
+        SCRIPT_INSIDE,
+        "--ro-bind",
+        str(BOOTSTRAP),
+        BOOTSTRAP_INSIDE,
+        "--remount-ro",
+        "/",
+        "--chdir",
+        WORKDIR,
+    ]
+    return argv + inner
