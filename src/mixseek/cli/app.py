@@ -10,6 +10,7 @@ from mixseek.cli.doctor_cmd import doctor_command
 from mixseek.cli.evaluate_cmd import evaluate_command
 from mixseek.cli.exec_cmd import exec_command
 from mixseek.cli.init_cmd import init_command
+from mixseek.cli.migrate_cmd import migrate_command
 from mixseek.cli.options import VersionOption
 from mixseek.cli.runs_cmd import runs_app
 from mixseek.cli.team_cmd import member_command, team_command
@@ -36,6 +37,7 @@ app.command("member")(member_command)
 app.command("evaluate")(evaluate_command)
 app.add_typer(runs_app, name="runs")
 app.command("doctor")(doctor_command)
+app.command("migrate")(migrate_command)
 
 
 def main() -> None:

@@ -1,0 +1,60 @@
+"""Dropping converted values that this mixseek refuses, so the new files load.
+
+mixseek-core accepted some values this mixseek does not (a leader timeout of 5 s, say). Rather
+than write a file that fails to load, the value is left out — this mixseek's default applies —
+and the report says which value and why, in the words `mixseek config validate` would use.
+A value that cannot be left out (a required key) stays as written: the check of the finished
+workspace (`migrate.verify`) reports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from mixseek.config.loader import errors_from_validation
+from mixseek.migrate.fields import Where
+from mixseek.migrate.report import Report
+
+
+def _remove(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[bool, Any]:
+    """Delete the value at `loc` inside `data`; (whether it was there, its value)."""
+    node: Any = data
+    for part in loc[:-1]:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return False, None
+    last = loc[-1] if loc else None
+    if isinstance(node, dict) and last in node:
+        return True, node.pop(last)
+    return False, None
+
+
+def _is_required(model: type[BaseModel], name: int | str) -> bool:
+    field = model.model_fields.get(str(name))
+    return field is not None and field.is_required()
+
+
+def prune_invalid(
+    model: type[BaseModel], data: dict[str, Any], where: Where, report: Report
+) -> dict[str, Any]:
+    """`data` without the values `model` rejects (each one reported); changed in place and returned."""
+    for _ in range(64):  # each pass removes at least one value, or stops
+        try:
+            model.model_validate(data)
+            return data
+        except ValidationError as exc:
+            problems = errors_from_validation(exc, model=model, path=where.file, section=where.prefix)
+            removed = False
+            for error, problem in zip(exc.errors(), problems.all_problems(), strict=True):
+                loc = tuple(error["loc"])
+                required = len(loc) == 1 and _is_required(model, loc[0])
+                found, value = (False, None) if error["type"] == "missing" or required else _remove(data, loc)
+                if found:
+                    report.drop(where.file, problem.key, f"value {value!r} not accepted: {problem.reason}")
+                    removed = True
+            if not removed:
+                return data
+    return data

@@ -1,0 +1,132 @@
+"""Team files: `[team]`, `[team.leader]` and `[[team.members]]`.
+
+Differences handled here: the leader's `system_instruction` is this mixseek's leader
+`system_prompt`; a referenced member (`config = "..."`) may override only `tool_name` and
+`tool_description` in mixseek-core (other keys beside `config` were ignored, so they are not
+carried over either); `member_dispatch = "broadcast"` has no equivalent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mixseek.agents.leader.config import LeaderAgentConfig, TeamConfig
+from mixseek.migrate.fields import (
+    COMMON_DROPS,
+    LEGACY_DEFAULT_MODEL,
+    Where,
+    convert_model,
+    copy_keys,
+    drop_all,
+    instruction_text,
+)
+from mixseek.migrate.members import convert_member
+from mixseek.migrate.prune import prune_invalid
+from mixseek.migrate.report import Report
+
+# (reference as written, where it is written) -> the `config` value for the new team file, or None
+ResolveMember = Callable[[str, Where], str | None]
+
+_LEADER_DIRECT = (
+    "temperature",
+    "max_tokens",
+    "timeout_seconds",
+    "max_retries",
+    "stop_sequences",
+    "top_p",
+    "seed",
+)
+_OVERRIDES = ("tool_name", "tool_description")
+
+
+def _leader(data: Mapping[str, Any], where: Where, report: Report) -> dict[str, Any]:
+    leader: dict[str, Any] = {
+        "model": convert_model(data.get("model", LEGACY_DEFAULT_MODEL), where, "model", report)
+    }
+    copy_keys(data, leader, _LEADER_DIRECT)
+    prompt = data.get("system_prompt")
+    instruction = instruction_text(data.get("system_instruction"), where, "system_instruction", report)
+    if isinstance(instruction, str) and not instruction.strip():
+        report.drop(where.file, where.key("system_instruction"), "empty: the default leader prompt applies")
+        instruction = None
+    if isinstance(prompt, str) and prompt.strip() and isinstance(instruction, str):
+        leader["system_prompt"] = f"{prompt.rstrip()}\n\n{instruction}"
+        report.change(where.file, where.key("system_instruction"), "appended to the leader's system_prompt")
+    elif instruction is not None:
+        leader["system_prompt"] = instruction
+    elif prompt is not None:
+        leader["system_prompt"] = prompt
+    handled = {"model", "system_prompt", "system_instruction", *_LEADER_DIRECT}
+    drop_all(data, sorted(set(data) - handled), where, report, COMMON_DROPS)
+    return prune_invalid(LeaderAgentConfig, leader, where, report)
+
+
+def _referenced(
+    entry: Mapping[str, Any], where: Where, report: Report, resolve: ResolveMember
+) -> dict[str, Any] | None:
+    ref = entry["config"]
+    config = resolve(ref, where) if isinstance(ref, str) else None
+    if config is None:
+        return None
+    member: dict[str, Any] = {"config": config}
+    copy_keys(entry, member, _OVERRIDES)
+    for key in sorted(set(entry) - {"config", *_OVERRIDES}):
+        report.drop(
+            where.file,
+            where.key(key),
+            "ignored by mixseek-core beside config (only tool_name and tool_description override a "
+            "member file), so not carried over",
+        )
+    return member
+
+
+def convert_team(
+    data: Mapping[str, Any], where: Where, report: Report, resolve: ResolveMember
+) -> dict[str, Any]:
+    """A team file's data in this mixseek's form (`{"team": {...}}`)."""
+    for key in sorted(set(data) - {"team"}):
+        report.drop(where.file, key, "unknown top-level key")
+    body = data.get("team")
+    if not isinstance(body, Mapping):
+        return {"team": {}}
+    at = Where(where.file, "team")
+    team: dict[str, Any] = {}
+    copy_keys(body, team, ("team_id", "team_name", "max_concurrent_members"))
+    leader = body.get("leader", {})
+    team["leader"] = _leader(leader if isinstance(leader, Mapping) else {}, at.at("leader"), report)
+    dispatch = body.get("member_dispatch")
+    if dispatch is not None and dispatch != "selective":
+        report.drop(
+            where.file,
+            at.key("member_dispatch"),
+            f"'{dispatch}' has no equivalent: the leader chooses members",
+        )
+    members = []
+    for i, entry in enumerate(body.get("members") or []):
+        entry_at = Where(where.file, f"team.members[{i}]")
+        if not isinstance(entry, Mapping):
+            report.drop(where.file, entry_at.prefix, "not a table")
+            continue
+        member = (
+            _referenced(entry, entry_at, report, resolve)
+            if "config" in entry
+            else convert_member(entry, entry_at, report)
+        )
+        if member is not None:
+            members.append(member)
+    if members:
+        team["members"] = members
+    drop_all(
+        body,
+        sorted(
+            set(body)
+            - {"team_id", "team_name", "max_concurrent_members", "leader", "members", "member_dispatch"}
+        ),
+        at,
+        report,
+        {},
+    )
+    shell = {k: v for k, v in team.items() if k not in ("leader", "members")}
+    pruned = prune_invalid(TeamConfig, shell, at, report)
+    return {"team": {**pruned, "leader": team["leader"], **({"members": members} if members else {})}}
