@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic_ai.settings import ModelSettings
 
-from mixseek.agents.leader.config import LeaderAgentConfig, MemberAgentConfig
+from mixseek.config.team_models import LeaderAgentConfig, MemberAgentConfig
 from mixseek.llm import build_model_settings
 
 

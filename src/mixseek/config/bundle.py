@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from mixseek.agents.leader.config import TeamConfig
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.loader import Loaded, load_section, read_toml, relative_path
 from mixseek.config.orchestrator import OrchestratorSettings
+from mixseek.config.team_models import TeamConfig
 from mixseek.config.teams import load_team_file, member_key_origin
 from mixseek.config.workspace import Workspace
 from mixseek.errors import ConfigError, MixseekError

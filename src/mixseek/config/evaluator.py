@@ -6,12 +6,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
+from mixseek.config.registries import METRICS
 
-BUILTIN_METRICS = ("clarity_coherence", "coverage", "relevance", "llm_plain")
+BUILTIN_METRICS = METRICS.builtin_names()
 
 
 class MetricConfig(BaseModel):
-    """One metric; a custom metric names its class as `module:Class` or `path/file.py:Class`."""
+    """One metric: a built-in, registered or installed name, or any name with a custom class given as
+    `module:Class` or `path/file.py:Class`."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -27,9 +29,9 @@ class MetricConfig(BaseModel):
 
     @model_validator(mode="after")
     def validate_known(self) -> MetricConfig:
-        if self.class_path is None and self.name not in BUILTIN_METRICS:
+        if self.class_path is None and self.name not in METRICS:
             raise ValueError(
-                f"unknown metric '{self.name}': use one of {', '.join(BUILTIN_METRICS)} "
+                f"unknown metric '{self.name}': use one of {', '.join(METRICS.names())} "
                 'or set class_path = "module:Class" for a custom metric'
             )
         return self

@@ -7,7 +7,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mixseek.agents.leader.config import MemberAgentConfig, TeamConfig
 from mixseek.config.loader import (
     errors_from_validation,
     load_section,
@@ -16,6 +15,7 @@ from mixseek.config.loader import (
     take_section,
     validate_data,
 )
+from mixseek.config.team_models import MemberAgentConfig, TeamConfig
 from mixseek.errors import ConfigError
 
 

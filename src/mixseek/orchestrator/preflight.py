@@ -13,9 +13,11 @@ import tempfile
 
 from mixseek.agents.member.base import MemberAgent
 from mixseek.agents.member.code_exec import sandbox_problems
+from mixseek.agents.member.registry import member_problems
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import ConfigError, MissingCredentialsError, MixseekError
 from mixseek.evaluator.metrics.base import Metric
+from mixseek.evaluator.metrics.registry import metric_problems
 from mixseek.llm import check_credentials
 from mixseek.plugins import load_class
 from mixseek.storage.health import check_store
@@ -24,8 +26,8 @@ _CLASS_BASES: dict[str, type] = {"member": MemberAgent, "metric": Metric}
 
 
 def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """Model strings, `class_path` targets and required sandboxes that would fail at start-up, one error
-    each.
+    """Model strings, `class_path` targets, plugin classes, custom members' options and required
+    sandboxes that would fail at start-up, one error each.
 
     Missing credentials are not among them (`credential_problems` has those):
     `config validate` only warns about them, since the key may be set later.
@@ -47,6 +49,8 @@ def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
             load_class(path_site.class_path, _CLASS_BASES[path_site.kind], base_dir=path_site.base_dir)
         except MixseekError as exc:
             problems.append(ConfigError(path_site.source, path_site.key, str(exc)))
+    problems.extend(member_problems(config))
+    problems.extend(metric_problems(config))
     problems.extend(sandbox_problems(config))
     return problems
 

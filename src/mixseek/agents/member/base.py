@@ -4,7 +4,9 @@ A custom member type subclasses `MemberAgent` (or `LLMMemberAgent` when it is
 an LLM with extra tools) and is named in a team file as
 `agent_type = "custom"` with `class_path = "package.module:Class"` or
 `class_path = "path/to/file.py:Class"`, or registered once with
-`mixseek.agents.member.registry.register_member_type`.
+`mixseek.agents.member.registry.register_member_type` or the `mixseek.member_types`
+entry-point group. Its `options_model` (a pydantic model) validates the member's
+`[team.members.options]` table, and the member receives the result as `self.options`.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
 from pydantic_ai import Agent, RunUsage, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from pydantic_ai.usage import UsageLimits
 
-from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.model_settings import agent_model_settings
+from mixseek.config.team_models import MemberAgentConfig
 from mixseek.llm import create_model
 from mixseek.llm.retrying import RetryingModel
 
@@ -55,10 +58,13 @@ class MemberAgent(ABC):
     """A team member the leader can delegate a task to."""
 
     agent_type: ClassVar[str] = "custom"
+    options_model: ClassVar[type[BaseModel] | None] = None
+    """The pydantic model of this type's `[team.members.options]` table; None: the type takes none."""
 
     def __init__(self, config: MemberAgentConfig, *, role: str | None = None) -> None:
         self.config = config
         self.role = role or f"member '{config.agent_name}'"
+        self.options: BaseModel | None = config.member_options(type(self).options_model, source=self.role)
 
     @abstractmethod
     async def run(

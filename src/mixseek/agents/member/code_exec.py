@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from pydantic import BaseModel
 from pydantic_ai import Tool
 
 from mixseek.agents.leader.config import MemberAgentConfig
@@ -17,6 +18,7 @@ from mixseek.agents.member.code_exec_tool import (
     prepare_sandbox,
     run_python,
 )
+from mixseek.agents.member.options import CodeExecOptions
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.teams import member_key_origin
 from mixseek.errors import ConfigError, MixseekError
@@ -36,11 +38,13 @@ class CodeExecMemberAgent(LLMMemberAgent):
     """
 
     agent_type: ClassVar[str] = "code-exec"
+    options_model: ClassVar[type[BaseModel] | None] = CodeExecOptions
+    options: CodeExecOptions
 
     def __init__(self, config: MemberAgentConfig, *, role: str | None = None) -> None:
         super().__init__(config, role=role)
         try:
-            self.sandbox: Sandbox = prepare_sandbox(config.code_exec)
+            self.sandbox: Sandbox = prepare_sandbox(self.options)
         except CodeExecError as exc:
             key = "sandbox" if isinstance(exc, SandboxUnavailable) else "python_executable"
             raise MixseekError(f"{self.role}: code_exec.{key}: {exc}") from None
@@ -49,7 +53,7 @@ class CodeExecMemberAgent(LLMMemberAgent):
         return CODE_EXEC_INSTRUCTION
 
     def tools(self) -> Sequence[Tool[None]]:
-        options = self.config.code_exec
+        options = self.options
 
         async def run(code: str) -> str:
             """Run a Python 3 script in a fresh temporary directory; returns exit status, stdout, stderr."""

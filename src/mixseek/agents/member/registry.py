@@ -1,78 +1,102 @@
-"""Member types by name, and loading custom member classes named in a team file."""
+"""Member types by name: the built-ins, types registered in code or installed as plugins, and
+custom classes named in a team file.
+
+A plugin package declares its types in the `mixseek.member_types` entry-point group
+(`shouter = "my_plugin:Shouter"`) or calls `register_member_type` at import time. A type's
+class may declare `options_model`, a pydantic model for its `[team.members.options]` table.
+"""
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import MemberAgent
-from mixseek.errors import MixseekError
+from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.registries import (
+    CUSTOM_MEMBER_TYPE,
+    MEMBER_TYPES,
+    is_known_member_type,
+    known_member_types,
+    options_model_of,
+)
+from mixseek.config.team_models import MemberAgentConfig
+from mixseek.config.teams import member_key_origin
+from mixseek.errors import ConfigError, MixseekError
 from mixseek.plugins import load_class
 
-ENTRY_POINT_GROUP = "mixseek.member_types"
-# Built-ins are imported only when a team uses them (code-exec and web-fetch pull in more).
-_BUILTIN_CLASSES = {
-    "plain": "mixseek.agents.member.plain:PlainMemberAgent",
-    "web-search": "mixseek.agents.member.web_search:WebSearchMemberAgent",
-    "web-fetch": "mixseek.agents.member.web_fetch:WebFetchMemberAgent",
-    "code-exec": "mixseek.agents.member.code_exec:CodeExecMemberAgent",
-}
-BUILTIN_MEMBER_TYPES = (*_BUILTIN_CLASSES, "custom")
+ENTRY_POINT_GROUP = MEMBER_TYPES.group
+BUILTIN_MEMBER_TYPES = (*MEMBER_TYPES.builtin_names(), CUSTOM_MEMBER_TYPE)
 
-_TYPES: dict[str, type[MemberAgent]] = {}
-
-
-def _entry_points() -> dict[str, EntryPoint]:
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def unregister_member_type(name: str) -> None:
-    """Forget a type registered with `register_member_type` (no error if unknown)."""
-    _TYPES.pop(name, None)
-
-
-def known_member_types() -> list[str]:
-    """Every agent_type a team file may name: built-ins, registered and installed plugins."""
-    names = list(BUILTIN_MEMBER_TYPES)
-    for name in [*_TYPES, *_entry_points()]:
-        if name not in names:
-            names.append(name)
-    return names
-
-
-def is_known_member_type(name: str) -> bool:
-    """Whether `name` is in `known_member_types()`; installed plugins are looked up only if needed."""
-    return name in BUILTIN_MEMBER_TYPES or name in _TYPES or name in _entry_points()
+__all__ = [
+    "BUILTIN_MEMBER_TYPES",
+    "ENTRY_POINT_GROUP",
+    "create_member",
+    "is_known_member_type",
+    "known_member_types",
+    "member_class",
+    "member_problems",
+    "register_member_type",
+    "unregister_member_type",
+]
 
 
 def register_member_type(name: str, cls: type[MemberAgent]) -> None:
     """Make `agent_type = name` build `cls`; plugins call this at import time."""
     if not (isinstance(cls, type) and issubclass(cls, MemberAgent)):
         raise TypeError(f"{cls!r} is not a subclass of mixseek.agents.member.base.MemberAgent")
-    _TYPES[name] = cls
+    try:
+        options_model_of(cls)
+    except MixseekError as exc:
+        raise TypeError(str(exc)) from None
+    MEMBER_TYPES.register(name, cls)
+
+
+def unregister_member_type(name: str) -> None:
+    """Forget a type registered with `register_member_type` (no error if unknown)."""
+    MEMBER_TYPES.unregister(name)
+
+
+def member_class(config: MemberAgentConfig, *, base_dir: Path | None = None) -> type[MemberAgent]:
+    """The class a member config names, checked to be a `MemberAgent`."""
+    if config.agent_type == CUSTOM_MEMBER_TYPE:
+        assert config.class_path is not None  # enforced by MemberAgentConfig
+        return load_class(config.class_path, MemberAgent, base_dir=base_dir)
+    cls = MEMBER_TYPES.load(config.agent_type)
+    if not issubclass(cls, MemberAgent):
+        raise MixseekError(
+            f"member type '{config.agent_type}': {cls.__module__}.{cls.__qualname__} "
+            "must subclass mixseek.agents.member.base.MemberAgent"
+        )
+    return cls
 
 
 def create_member(
     config: MemberAgentConfig, *, role: str | None = None, base_dir: Path | None = None
 ) -> MemberAgent:
-    """Build the member agent a config describes."""
-    cls: type[MemberAgent]
-    if config.agent_type == "custom":
-        assert config.class_path is not None  # enforced by MemberAgentConfig
-        cls = load_class(config.class_path, MemberAgent, base_dir=base_dir)
-    elif config.agent_type in _TYPES:
-        cls = _TYPES[config.agent_type]
-    elif config.agent_type in _BUILTIN_CLASSES:
-        cls = load_class(_BUILTIN_CLASSES[config.agent_type], MemberAgent)
-    else:
-        entry = _entry_points().get(config.agent_type)
-        if entry is None:
-            raise MixseekError(
-                f"member '{config.agent_name}': unknown agent_type '{config.agent_type}' "
-                f"(known: {', '.join(known_member_types())})"
-            )
-        loaded = entry.load()
-        register_member_type(config.agent_type, loaded)
-        cls = loaded
-    return cls(config, role=role)
+    """Build the member agent a config describes; it receives its validated options as `.options`."""
+    return member_class(config, base_dir=base_dir)(config, role=role)
+
+
+def member_problems(config: ExecutionConfig) -> list[ConfigError]:
+    """Plugin member classes that are no `MemberAgent`, and custom classes' options that their
+    `options_model` refuses, one error each with the file and key (no model call).
+
+    A custom `class_path` that cannot be loaded at all is reported by the class-path check."""
+    problems: list[ConfigError] = []
+    for entry in config.teams:
+        for i, member in enumerate(entry.config.members):
+            if member.agent_type in BUILTIN_MEMBER_TYPES and member.agent_type != CUSTOM_MEMBER_TYPE:
+                continue
+            try:
+                cls = member_class(member, base_dir=entry.path.parent)
+            except MixseekError as exc:
+                if member.agent_type != CUSTOM_MEMBER_TYPE:
+                    source, key = member_key_origin(entry.path, i, "agent_type")
+                    problems.append(ConfigError(source, key, str(exc)))
+                continue
+            source, key = member_key_origin(entry.path, i, "options")
+            try:
+                member.member_options(cls.options_model, source=str(source), key=key)
+            except ConfigError as exc:
+                problems.extend(exc.all_problems())
+    return problems

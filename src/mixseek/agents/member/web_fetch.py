@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from pydantic import BaseModel
 from pydantic_ai import Tool
 
 from mixseek.agents.member.base import LLMMemberAgent
+from mixseek.agents.member.options import WebFetchOptions
 from mixseek.agents.member.web_fetch_tool import WebFetchError, fetch_url
 
 WEB_FETCH_INSTRUCTION = (
@@ -21,12 +23,14 @@ class WebFetchMemberAgent(LLMMemberAgent):
     """Fetches URLs the model asks for; errors go back to the model as text."""
 
     agent_type: ClassVar[str] = "web-fetch"
+    options_model: ClassVar[type[BaseModel] | None] = WebFetchOptions
+    options: WebFetchOptions
 
     def default_instruction(self) -> str:
         return WEB_FETCH_INSTRUCTION
 
     def tools(self) -> Sequence[Tool[None]]:
-        options = self.config.web_fetch
+        options = self.options
 
         async def fetch(url: str) -> str:
             """Fetch an http(s) URL and return its readable text (HTML is converted to text)."""

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
 from pydantic_ai.capabilities import AbstractCapability, NativeTool
 from pydantic_ai.native_tools import WebSearchTool
 
 from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import LLMMemberAgent
+from mixseek.agents.member.options import WebSearchOptions
 from mixseek.errors import MixseekError
 
 WEB_SEARCH_INSTRUCTION = (
@@ -22,13 +24,10 @@ class WebSearchMemberAgent(LLMMemberAgent):
     """Searches with the provider's native tool; models without one are refused up front."""
 
     agent_type: ClassVar[str] = "web-search"
+    options_model: ClassVar[type[BaseModel] | None] = WebSearchOptions
+    options: WebSearchOptions
 
     def __init__(self, config: MemberAgentConfig, *, role: str | None = None) -> None:
-        self._search_tool = WebSearchTool(
-            max_uses=config.web_search.max_uses,
-            allowed_domains=config.web_search.allowed_domains,
-            blocked_domains=config.web_search.blocked_domains,
-        )
         super().__init__(config, role=role)
         supported = self.model.profile.get("supported_native_tools", frozenset())
         if WebSearchTool not in supported:
@@ -42,4 +41,9 @@ class WebSearchMemberAgent(LLMMemberAgent):
         return WEB_SEARCH_INSTRUCTION
 
     def capabilities(self) -> Sequence[AbstractCapability[Any]]:
-        return [NativeTool(self._search_tool)]
+        search = WebSearchTool(
+            max_uses=self.options.max_uses,
+            allowed_domains=self.options.allowed_domains,
+            blocked_domains=self.options.blocked_domains,
+        )
+        return [NativeTool(search)]

@@ -1,0 +1,77 @@
+"""Metrics by name: the built-ins, metrics registered in code or installed as plugins, and custom
+classes named with `class_path`.
+
+A plugin package declares its metrics in the `mixseek.metrics` entry-point group
+(`brevity = "my_plugin:Brevity"`) or calls `register_metric` at import time; evaluator.toml then
+names them like a built-in: `[[evaluator.metrics]] name = "brevity"`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
+from mixseek.config.registries import METRICS
+from mixseek.errors import ConfigError, MixseekError
+from mixseek.evaluator.metrics.base import Metric
+from mixseek.plugins import load_class
+
+ENTRY_POINT_GROUP = METRICS.group
+
+
+def register_metric(name: str, cls: type[Metric]) -> None:
+    """Make `name = "<name>"` in evaluator.toml score with `cls`; plugins call this at import time."""
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise TypeError(f"{cls!r} is not a subclass of mixseek.evaluator.metrics.Metric")
+    METRICS.register(name, cls)
+
+
+def unregister_metric(name: str) -> None:
+    """Forget a metric registered with `register_metric` (no error if unknown)."""
+    METRICS.unregister(name)
+
+
+def known_metrics() -> list[str]:
+    """Every metric name evaluator.toml may use without a class_path."""
+    return METRICS.names()
+
+
+def metric_class(config: MetricConfig, *, base_dir: Path | None = None) -> type[Metric]:
+    """The class a `[[evaluator.metrics]]` entry names, checked to be a `Metric`."""
+    if config.class_path is not None:
+        return load_class(config.class_path, Metric, base_dir=base_dir)
+    cls = METRICS.load(config.name)
+    if not issubclass(cls, Metric):
+        raise MixseekError(
+            f"metric '{config.name}': {cls.__module__}.{cls.__qualname__} "
+            "must subclass mixseek.evaluator.metrics.Metric"
+        )
+    return cls
+
+
+def create_metric(
+    config: MetricConfig, settings: EvaluatorSettings, *, base_dir: Path | None = None
+) -> Metric:
+    """The metric a `[[evaluator.metrics]]` entry describes."""
+    return metric_class(config, base_dir=base_dir)(config, settings)
+
+
+def metric_problems(config: ExecutionConfig) -> list[ConfigError]:
+    """Registered or installed metrics that fail to import or are no `Metric`, one error each.
+
+    Metrics with a class_path are checked with the other class paths."""
+    loaded = config.evaluator
+    origin = loaded.sources.get("metrics", "")
+    from_env = origin.startswith("env ")
+    problems: list[ConfigError] = []
+    for i, metric in enumerate(loaded.value.metrics):
+        if metric.class_path is not None or metric.name in METRICS.builtin_names():
+            continue
+        try:
+            metric_class(metric)
+        except MixseekError as exc:
+            source = origin if from_env else loaded.file
+            key = None if from_env else f"evaluator.metrics[{i}].name"
+            problems.append(ConfigError(source, key, str(exc)))
+    return problems
