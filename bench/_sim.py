@@ -34,7 +34,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from mixseek.config.evaluator import BUILTIN_METRICS
-from mixseek.orchestrator import governor
+from mixseek.llm import governor
 
 ROLES = ("leader", "member", "metric", "judgment")
 MODEL_STRINGS = {role: f"sim:{role}" for role in ROLES}

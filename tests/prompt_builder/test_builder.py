@@ -240,6 +240,34 @@ async def test_builder_store_used_when_context_has_none(workspace: Path, fixed_c
     assert store.calls == ["exec1"]
 
 
+async def test_ranking_given_as_data_gives_the_store_prompt(workspace: Path, fixed_clock: str) -> None:
+    """The round controller hands over the ranking read at the round barrier: no store is needed."""
+    ranking = seed_store().ranking
+    prompt = await UserPromptBuilder(workspace).build_team_prompt(
+        context(2, [seed_round_1()], ranking=ranking)
+    )
+    assert prompt == SEED_4_2
+
+
+async def test_ranking_given_as_data_wins_over_every_store(workspace: Path, fixed_clock: str) -> None:
+    builder_store = ListStore([entry("team1", "Alpha", 10.0, 1)])
+    context_store = ListStore([entry("team1", "Alpha", 20.0, 1)])
+    builder = UserPromptBuilder(workspace, store=builder_store)
+    given = [entry("team1", "Alpha", 99.0, 1)]
+    prompt = await builder.build_team_prompt(context(2, [seed_round_1()], store=context_store, ranking=given))
+    assert "スコア: 99.00/100 (ラウンド数: 1)**" in prompt
+    assert (builder_store.calls, context_store.calls) == ([], [])
+
+
+async def test_ranking_given_as_data_round_one_and_judgment(workspace: Path, fixed_clock: str) -> None:
+    builder = all_variables_builder(workspace)
+    assert await builder.build_team_prompt(context(1, ranking=[])) == (
+        f"[データ分析タスク|1|まだ過去のSubmissionはありません。|現在はランキング情報がありません。||{FIXED_NOW}]"
+    )
+    judged = await builder.build_judgment_prompt(context(1, [seed_round_1()], ranking=seed_store().ranking))
+    assert "#1 Alpha (あなたのチーム) - スコア: 75.50/100 (ラウンド数: 1)" in judged
+
+
 async def test_store_error_propagates(workspace: Path) -> None:
     class Failing:
         async def get_leader_board_ranking(self, execution_id: str) -> list[dict[str, Any]]:

@@ -22,7 +22,6 @@ from mixseek.config.scaffold import CONFIG_KINDS, DEFAULT_SAMPLE_MODEL, write_co
 from mixseek.config.workspace import resolve_workspace
 from mixseek.llm import required_env_var
 from mixseek.orchestrator.preflight import reference_problems
-from mixseek.prompt_builder.settings import load_prompt_builder_settings
 
 config_app = typer.Typer(no_args_is_help=True, help="Create, inspect and check config files.")
 
@@ -122,7 +121,7 @@ def config_show(
         "orchestrator": _rows(loaded.orchestrator),
         "evaluator": _rows(loaded.evaluator),
         "judgment": _rows(loaded.judgment),
-        "prompt_builder": _rows(load_prompt_builder_settings(ws.root)),
+        "prompt_builder": _rows(loaded.prompt_builder),
     }
     for entry in loaded.teams:
         sections[f"team {entry.config.team_id}"] = _file_rows(entry.config, entry.path)

@@ -11,8 +11,11 @@ from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.loader import Loaded, load_section, read_toml, relative_path
 from mixseek.config.orchestrator import OrchestratorSettings
+from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
+from mixseek.config.prompt_templates import compile_prompt_templates
 from mixseek.config.team_models import TeamConfig
-from mixseek.config.teams import load_team_file, member_key_origin
+from mixseek.config.teams import MemberOrigin, load_team
+from mixseek.config.timezone import check_timezone_env
 from mixseek.config.workspace import Workspace
 from mixseek.errors import ConfigError, MixseekError
 
@@ -21,10 +24,17 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class TeamEntry:
-    """A loaded team and the file it came from."""
+    """A loaded team, the file it came from and where its members' keys were written."""
 
     path: Path
     config: TeamConfig
+    member_origins: tuple[MemberOrigin, ...] = ()
+
+    def member_key_origin(self, index: int, key: str) -> tuple[Path, str]:
+        """The file and dotted key that set `key` of member `index`, for one-line errors."""
+        if index < len(self.member_origins):
+            return self.member_origins[index].key(key)
+        return self.path, f"team.members[{index}].{key}"
 
 
 @dataclass(frozen=True)
@@ -60,13 +70,18 @@ def _settings_site(
 
 @dataclass
 class ExecutionConfig:
-    """The orchestrator, its teams, the evaluator and the judgment settings."""
+    """The orchestrator, its teams, the evaluator, judgment and prompt builder settings.
+
+    Each file is read once, here; what runs the execution takes its settings from this
+    object (the prompt builder's too, its templates already checked) instead of reading again.
+    """
 
     workspace: Workspace
     orchestrator: Loaded[OrchestratorSettings]
     teams: list[TeamEntry]
     evaluator: Loaded[EvaluatorSettings]
     judgment: Loaded[JudgmentSettings]
+    prompt_builder: Loaded[PromptBuilderSettings]
 
     def model_roles(self) -> Iterator[tuple[str, str]]:
         """(model, role) for every model call site, for credential checks."""
@@ -81,7 +96,7 @@ class ExecutionConfig:
                 team.leader.model, f"leader of team '{team.team_id}'", str(entry.path), "team.leader.model"
             )
             for i, member in enumerate(team.members):
-                source, key = member_key_origin(entry.path, i, "model")
+                source, key = entry.member_key_origin(i, "model")
                 role = f"member '{member.agent_name}' of team '{team.team_id}'"
                 yield ModelSite(member.model, role, str(source), key)
         evaluator = self.evaluator.value
@@ -98,7 +113,7 @@ class ExecutionConfig:
         for entry in self.teams:
             for i, member in enumerate(entry.config.members):
                 if member.class_path is not None:
-                    source, key = member_key_origin(entry.path, i, "class_path")
+                    source, key = entry.member_key_origin(i, "class_path")
                     yield ClassPathSite(member.class_path, "member", entry.path.parent, str(source), key)
         evaluator_file = self.evaluator.file
         base_dir = evaluator_file.parent if evaluator_file else self.workspace.configs
@@ -159,9 +174,9 @@ def collect_execution_config(
                 ConfigError(orch_path, f"orchestrator.teams[{i}].config", f"team file not found: {team_path}")
             )
             continue
-        team = problems.attempt(lambda p=team_path: load_team_file(p))  # type: ignore[misc]
+        team = problems.attempt(lambda p=team_path: load_team(p))  # type: ignore[misc]
         if team is not None:
-            teams.append(TeamEntry(team_path, team))
+            teams.append(TeamEntry(team_path, team.config, team.member_origins))
     problems.attempt(lambda: _check_unique_team_ids(teams))
     evaluator = problems.attempt(
         lambda: load_section(EvaluatorSettings, eval_path, "evaluator", required=False)
@@ -169,11 +184,17 @@ def collect_execution_config(
     judgment = problems.attempt(
         lambda: load_section(JudgmentSettings, judgment_path, "judgment", required=False)
     )
-    problems.attempt(lambda: _check_prompt_templates(workspace))
-    problems.attempt(_check_timezone)
-    if problems.errors or orchestrator is None or evaluator is None or judgment is None:
+    prompt_builder = problems.attempt(lambda: _load_prompt_builder(workspace))
+    problems.attempt(check_timezone_env)
+    if (
+        problems.errors
+        or orchestrator is None
+        or evaluator is None
+        or judgment is None
+        or prompt_builder is None
+    ):
         return None, problems
-    return ExecutionConfig(workspace, orchestrator, teams, evaluator, judgment), problems
+    return ExecutionConfig(workspace, orchestrator, teams, evaluator, judgment, prompt_builder), problems
 
 
 def _raw_team_refs(orch_path: Path) -> list[str]:
@@ -187,16 +208,11 @@ def _raw_team_refs(orch_path: Path) -> list[str]:
     return [t["config"] for t in teams if isinstance(t, dict) and isinstance(t.get("config"), str)]
 
 
-def _check_prompt_templates(workspace: Workspace) -> None:
-    from mixseek.prompt_builder.builder import UserPromptBuilder
-
-    UserPromptBuilder(workspace.root)
-
-
-def _check_timezone() -> None:
-    from mixseek.prompt_builder.formatters import check_timezone_env
-
-    check_timezone_env()
+def _load_prompt_builder(workspace: Workspace) -> Loaded[PromptBuilderSettings]:
+    """`[prompt_builder]` settings whose three templates are checked (syntax, allowed variables)."""
+    loaded = load_prompt_builder_settings(workspace)
+    compile_prompt_templates(loaded)
+    return loaded
 
 
 def load_execution_config(workspace: Workspace, orchestrator_file: Path | None = None) -> ExecutionConfig:

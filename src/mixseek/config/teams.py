@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,33 +54,57 @@ def _resolve_member(entry: dict[str, Any], index: int, team_file: Path) -> dict[
     return merged
 
 
-def member_key_origin(team_file: Path, index: int, key: str) -> tuple[Path, str]:
-    """The file and dotted key that set `key` of member `index`: the team file, or the member file it names.
+@dataclass(frozen=True)
+class MemberOrigin:
+    """Where the keys of one loaded member were written, kept from loading for error messages
+    (so they never need the files read again)."""
 
-    For error messages about a loaded team; an inline key overrides the referenced file's.
-    """
-    inline = f"team.members[{index}].{key}"
-    try:
-        entry = read_toml(team_file)["team"]["members"][index]
-        ref = entry.get("config")
-        if key in entry or not isinstance(ref, str):
-            return team_file, inline
-        return relative_path(team_file, ref), f"member.{key}"
-    except (ConfigError, KeyError, IndexError, TypeError, AttributeError):
-        return team_file, inline
+    team_file: Path
+    index: int
+    inline_keys: frozenset[str]
+    member_file: Path | None = None  # the file its `config = "path"` names
+
+    def key(self, key: str) -> tuple[Path, str]:
+        """The file and dotted key that set `key`: the team file, or the member file it names
+        (an inline key overrides the referenced file's)."""
+        if key in self.inline_keys or self.member_file is None:
+            return self.team_file, f"team.members[{self.index}].{key}"
+        return self.member_file, f"member.{key}"
 
 
-def load_team_file(path: Path) -> TeamConfig:
+@dataclass(frozen=True)
+class LoadedTeam:
+    """A team file's configuration, and where each member's keys came from."""
+
+    config: TeamConfig
+    member_origins: tuple[MemberOrigin, ...]
+
+
+def _origin(team_file: Path, index: int, entry: dict[str, Any]) -> MemberOrigin:
+    ref = entry.get("config")
+    member_file = relative_path(team_file, ref) if isinstance(ref, str) else None
+    return MemberOrigin(team_file, index, frozenset(entry), member_file)
+
+
+def load_team(path: Path) -> LoadedTeam:
     """A team file's `[team]` table with every member reference resolved."""
     data = take_section(read_toml(path), "team", path=path)
     members = data.get("members", [])
     if not isinstance(members, list):
         raise ConfigError(path, "team.members", "must be an array of tables ([[team.members]])")
     resolved = []
+    origins = []
     for i, entry in enumerate(members):
         if not isinstance(entry, dict):
             raise ConfigError(path, f"team.members[{i}]", "must be a table")
+        origins.append(_origin(path, i, entry))
         resolved.append(_resolve_member(dict(entry), i, path))
     if members:
         data["members"] = resolved
-    return validate_data(TeamConfig, data, path=path, section="team").value
+    config = validate_data(TeamConfig, data, path=path, section="team").value
+    return LoadedTeam(config, tuple(origins))
+
+
+def load_team_file(path: Path) -> TeamConfig:
+    """A team file's `[team]` table with every member reference resolved."""
+    return load_team(path).config

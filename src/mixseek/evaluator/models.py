@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, computed_field
 from pydantic_ai import RunUsage
 
-from mixseek.agents.leader.models import usage_to_dict
+from mixseek.llm.usage import usage_to_dict
 
 
 class MetricScore(BaseModel):

@@ -28,18 +28,18 @@ from datetime import UTC, datetime
 from pydantic_ai import UsageLimitExceeded
 
 from mixseek.agents.leader.agent import LeaderTeam, build_message_serializer
-from mixseek.agents.leader.models import usage_from_dict
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import MixseekError, describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.llm import wrap_models
+from mixseek.llm.governor import Budget, Governor, ModelLimit
 from mixseek.llm.retrying import RetryTiming, retry_timing
+from mixseek.llm.usage import usage_from_dict
 from mixseek.orchestrator.events import Event, EventBus, EventKind, EventSink
-from mixseek.orchestrator.governor import Budget, Governor, ModelLimit
 from mixseek.orchestrator.models import (
     BestSubmission,
-    ExecutionStatus,
     ExecutionSummary,
+    FinalStatus,
     StopReason,
     TeamSummary,
     degraded_reasons,
@@ -51,15 +51,11 @@ from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSn
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.errors import RecordNotFoundError
 from mixseek.storage.lease import HEARTBEAT_SECONDS, ExecutionOwnedError, ExecutionOwner
+from mixseek.storage.protocol import Store
 
 RESUMABLE_STATUSES = ("running", "interrupted")
 
 logger = logging.getLogger("mixseek.orchestrator")
-
-
-def usage_cost(totals: dict[str, object]) -> float | None:
-    cost = totals.get("cost")
-    return float(cost) if isinstance(cost, int | float) else None
 
 
 def new_execution_id() -> str:
@@ -90,12 +86,12 @@ class Orchestrator:
         self,
         config: ExecutionConfig,
         *,
-        store: AggregationStore | None = None,
+        store: Store | None = None,
         sinks: Iterable[EventSink] = (),
     ) -> None:
         self.config = config
         self.settings = config.orchestrator.value
-        self.store = store or AggregationStore(config.workspace.db_path)
+        self.store: Store = store or AggregationStore(config.workspace.db_path)
         self.events = EventBus(sinks)
         self._owner: ExecutionOwner | None = None
         self._lease_lost: ExecutionOwnedError | None = None
@@ -112,7 +108,8 @@ class Orchestrator:
         timing = RetryTiming(s.retry_base_delay_seconds, s.retry_max_delay_seconds)
         evaluator_dir = config.evaluator.file.parent if config.evaluator.file else config.workspace.configs
         with wrap_models(self.governor.wrap), retry_timing(timing):
-            self.prompt_builder = UserPromptBuilder(config.workspace.root, self.store)
+            # settings as loaded with the config (read once); the ranking comes in each context
+            self.prompt_builder = UserPromptBuilder(config.workspace.root, settings=config.prompt_builder)
             self.evaluator = Evaluator(
                 config.evaluator.value, self.prompt_builder.build_evaluator_prompt, base_dir=evaluator_dir
             )
@@ -155,7 +152,7 @@ class Orchestrator:
     async def resume(self, execution_id: str) -> ExecutionSummary:
         record = await self.store.get_execution(execution_id)
         if record is None:
-            raise MixseekError(f"--resume: no execution '{execution_id}' in {self.store.db_path}")
+            raise MixseekError(f"--resume: no execution '{execution_id}' in {self.store.location}")
         if record.status not in RESUMABLE_STATUSES:
             raise MixseekError(
                 f"--resume: execution '{execution_id}' is {record.status}; only running or "
@@ -168,7 +165,8 @@ class Orchestrator:
                 await self.store.claim_execution(execution_id, owner)
             except (ExecutionOwnedError, RecordNotFoundError) as exc:  # run by another process, or ended
                 raise MixseekError(f"--resume: {exc}") from None
-            self.governor.ledger.preload(usage_from_dict(await self.store.get_usage_totals(execution_id)))
+            spent = await self.store.get_usage_totals(execution_id)
+            self.governor.ledger.preload(usage_from_dict(spent.model_dump()))
             self._emit("execution_resumed", execution_id, config_changed=changed or None)
             summary = await self._drive(execution_id, record.user_prompt)
         return summary
@@ -444,7 +442,7 @@ class Orchestrator:
                 )
             )
         failed = sum(1 for t in teams if t.status == "failed")
-        status: ExecutionStatus
+        status: FinalStatus
         if stop[0] == "interrupted":
             status = "interrupted"
         elif failed == 0:
@@ -453,7 +451,7 @@ class Orchestrator:
             status = "failed"
         else:
             status = "partial_failure"
-        ranking = await self.store.get_leader_board_ranking(execution_id)
+        ranking = await self.store.get_ranking(execution_id)
         rows = await self.store.get_leader_board(execution_id) if ranking else []
         best = BestSubmission.from_board(ranking, rows)
         totals = await self.store.get_usage_totals(execution_id)
@@ -469,7 +467,7 @@ class Orchestrator:
             rounds_run=rounds_run,
             usage=totals,
             usage_by_site=await self.store.get_usage_by_site(execution_id),
-            cost_usd=usage_cost(totals),
+            cost_usd=totals.cost,
             duration_seconds=round(time.monotonic() - started, 3),
             degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
         )

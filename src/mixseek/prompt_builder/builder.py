@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +28,29 @@ class UserPromptBuilder:
 
     Variables (DESIGN decision 11) are always all defined:
     - `submission_history`: the formatted history (its empty-case text if none);
-    - `ranking_table`: "" without a store; with one, the formatted ranking (its
-      empty-case text when nothing is ranked). For a round-1 team prompt the store
-      is not asked (seed 001 §1.2): by the round barrier nothing is ranked before
-      round 1 ends. A judgment prompt always asks (its round has just ended);
+    - `ranking_table`: "" without a ranking (neither `context.ranking` nor a
+      store); with one, the formatted ranking (its empty-case text when nothing is
+      ranked). For a round-1 team prompt the ranking is not used (seed 001 §1.2):
+      by the round barrier nothing is ranked before round 1 ends. A judgment prompt
+      always uses it (its round has just ended);
     - `team_position_message`: the position message if the team is ranked, else "".
 
-    The store in the context, when given, wins over the builder's: the context is
-    the more specific, per-call choice (seed 000 puts the store there).
+    The ranking given as data in the context wins over any store; the store in the
+    context wins over the builder's: the context is the more specific, per-call
+    choice (seed 000 puts the store there).
     """
 
-    def __init__(self, workspace: Path, store: LeaderBoardSource | None = None) -> None:
-        """Load settings and compile the templates.
+    def __init__(
+        self,
+        workspace: Path,
+        store: LeaderBoardSource | None = None,
+        *,
+        settings: Loaded[PromptBuilderSettings] | None = None,
+    ) -> None:
+        """Load settings (unless `settings`, already loaded, are given) and compile the templates.
+
+        An execution passes the settings its configuration loaded
+        (`ExecutionConfig.prompt_builder`), so `prompt_builder.toml` is read once.
 
         Raises:
             FileNotFoundError: `workspace` is not an existing directory.
@@ -49,7 +61,9 @@ class UserPromptBuilder:
         if not workspace.is_dir():
             raise FileNotFoundError(f"workspace directory does not exist: {workspace}")
         self.store = store
-        self.loaded: Loaded[PromptBuilderSettings] = load_prompt_builder_settings(workspace)
+        self.loaded: Loaded[PromptBuilderSettings] = (
+            settings if settings is not None else load_prompt_builder_settings(workspace)
+        )
         self.templates: PromptTemplates = compile_prompt_templates(self.loaded)
 
     @property
@@ -104,11 +118,16 @@ class UserPromptBuilder:
 
     async def _ranking(self, context: RoundPromptContext, *, before_round: bool) -> tuple[str, str]:
         store = context.store if context.store is not None else self.store
-        if store is None:
+        if context.ranking is None and store is None:
             return "", ""
         if before_round and context.round_number == 1:
             return NO_RANKING_TEXT, ""
-        ranking = await store.get_leader_board_ranking(context.execution_id)
+        ranking: Sequence[Mapping[str, Any]]
+        if context.ranking is not None:
+            ranking = context.ranking
+        else:
+            assert store is not None  # neither is None: checked above
+            ranking = await store.get_leader_board_ranking(context.execution_id)
         table = format_ranking_table(
             ranking,
             context.team_id,

@@ -9,20 +9,24 @@ exactly the seed's.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from mixseek.errors import ConfigError
-from mixseek.prompt_builder.constants import (
-    INVALID_TZ_MESSAGE,
-    NO_RANKING_TEXT,
-    NO_SUBMISSION_HISTORY_TEXT,
-    TZ_ENV_VAR,
-)
-from mixseek.round_controller.models import RoundState
+from mixseek.config.timezone import check_timezone_env, timezone_from_env
+from mixseek.prompt_builder.constants import NO_RANKING_TEXT, NO_SUBMISSION_HISTORY_TEXT
+from mixseek.round_state import RoundState
+
+__all__ = [
+    "RANKING_KEYS",
+    "check_timezone_env",
+    "find_team_position",
+    "format_ranking_table",
+    "format_submission_history",
+    "generate_position_message",
+    "get_current_datetime_with_timezone",
+    "timezone_from_env",
+]
 
 RANKING_KEYS = ("team_id", "team_name", "max_score", "total_rounds")
 
@@ -170,38 +174,6 @@ def generate_position_message(position: int, total_teams: int) -> str:
     if position <= 3:
         return f"現在、{total_teams}チーム中{position}位です。素晴らしい成績です！"
     return f"現在、{total_teams}チーム中{position}位です。"
-
-
-def timezone_from_env() -> tzinfo:
-    """The time zone named by $TZ.
-
-    Unset → UTC. Set but empty → UTC as well (what POSIX/glibc do with TZ="").
-    A leading ":" (POSIX "TZ=:Area/City") is accepted. Anything that is not an
-    IANA zone name is an error.
-
-    Raises:
-        ValueError: "Invalid timezone in TZ environment variable: {value}. Valid examples: ..."
-    """
-    value = os.environ.get(TZ_ENV_VAR)
-    if value is None or value == "":
-        return UTC
-    key = value.removeprefix(":")
-    try:
-        return ZoneInfo(key)
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise ValueError(INVALID_TZ_MESSAGE.format(value=value)) from None
-
-
-def check_timezone_env() -> None:
-    """Refuse a bad $TZ when an execution is configured, not in round 1 after the store is written.
-
-    Raises:
-        ConfigError: with `timezone_from_env`'s message (seed 000 §6.3).
-    """
-    try:
-        timezone_from_env()
-    except ValueError as exc:
-        raise ConfigError(None, None, str(exc)) from None
 
 
 def get_current_datetime_with_timezone(*, now: datetime | None = None) -> str:

@@ -7,7 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
-from mixseek.round_controller.models import RoundState
+from mixseek.round_state import RoundState
 
 
 @runtime_checkable
@@ -28,8 +28,11 @@ class RoundPromptContext(BaseModel):
     For a team prompt `round_number` is the round about to run and `round_history`
     holds the team's finished rounds before it; for a judgment prompt
     `round_number` is the round just finished and `round_history` includes it.
-    `store`, when given, supplies the leaderboard and takes precedence over the
-    builder's own store.
+
+    The leaderboard comes as data or from a store: `ranking`, when given, is the
+    ranking already read (e.g. at the round barrier, DESIGN decision 6 order) and
+    no store is asked; otherwise `store`, when given, supplies it and takes
+    precedence over the builder's own store (seed 000).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -41,6 +44,7 @@ class RoundPromptContext(BaseModel):
     team_name: str
     execution_id: str
     store: LeaderBoardSource | None = None
+    ranking: list[dict[str, Any]] | None = None
 
     @field_validator("round_number")
     @classmethod

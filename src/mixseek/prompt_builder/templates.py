@@ -1,195 +1,22 @@
-"""The Jinja2 environment, and loading + checking the three prompt templates.
+"""The Jinja2 environment and the prompt template checker, defined in `mixseek.config.prompt_templates`
+(templates are checked when the configuration loads) and used here to render."""
 
-Templates render in Jinja2's sandbox with `trim_blocks`, `lstrip_blocks` and
-`StrictUndefined` (DESIGN decisions 3 and 5). `keep_trailing_newline=True`
-keeps the template's last newline, so a template ending in a newline gives a
-prompt ending in one, exactly as the seed 001 §4 examples read (every line of
-those blocks, the last included, ends with a newline).
-
-Each template is checked when it is loaded: its syntax, and that it uses only
-the variables seed 002 allows for it. Values are passed as data: a value
-containing `{{ 7*7 }}` is printed as is, never evaluated.
-"""
-
-from __future__ import annotations
-
-import functools
-from dataclasses import dataclass
-from types import TracebackType
-from typing import Any
-
-from jinja2 import StrictUndefined, Template, TemplateError, TemplateSyntaxError, meta, nodes
-from jinja2.sandbox import SandboxedEnvironment
-
-from mixseek.config.loader import Loaded
-from mixseek.errors import MixseekError
-from mixseek.prompt_builder.constants import (
-    EVALUATOR_TEMPLATE,
-    JUDGMENT_TEMPLATE,
-    TEAM_TEMPLATE,
-    TEMPLATE_VARIABLES,
-)
-from mixseek.prompt_builder.settings import PromptBuilderSettings
-
-TEMPLATE_FILENAME = "<template>"
-
-ENVIRONMENT = SandboxedEnvironment(
-    trim_blocks=True,
-    lstrip_blocks=True,
-    undefined=StrictUndefined,
-    autoescape=False,
-    keep_trailing_newline=True,
+from mixseek.config.prompt_templates import (
+    ENVIRONMENT,
+    TEMPLATE_FILENAME,
+    PromptTemplate,
+    PromptTemplateError,
+    PromptTemplates,
+    compile_prompt_template,
+    compile_prompt_templates,
 )
 
-_LOADING_NODES: dict[type[nodes.Node], str] = {
-    nodes.Extends: "{% extends %}",
-    nodes.Include: "{% include %}",
-    nodes.Import: "{% import %}",
-    nodes.FromImport: "{% from ... import %}",
-}
-
-
-class PromptTemplateError(TemplateError, MixseekError):
-    """A prompt template is malformed, uses a variable it may not, or failed to render.
-
-    The message names the template, where it came from (file path, "env VAR" or
-    "default"), the line within the template, and the problem.
-    """
-
-    def __init__(
-        self,
-        template_name: str,
-        source: str,
-        problem: str,
-        *,
-        lineno: int | None = None,
-        syntax: bool = False,
-        hint: str = "",
-    ) -> None:
-        self.template_name = template_name
-        self.source = source
-        self.problem = problem
-        self.lineno = lineno
-        self._options: dict[str, Any] = {"lineno": lineno, "syntax": syntax, "hint": hint}
-        at_line = f" at line {lineno}" if lineno is not None else ""
-        if syntax:
-            text = f"Jinja2 template syntax error{at_line}: {problem}"
-        else:
-            text = f"Jinja2 template error: {problem}{at_line}"
-        super().__init__(f"{template_name} ({source}): {text}{hint}")
-
-    def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
-        # Keyword arguments survive pickling (errors may cross process boundaries).
-        rebuild = functools.partial(type(self), **self._options)
-        return rebuild, (self.template_name, self.source, self.problem)
-
-
-def _first_line(tree: nodes.Node, node_type: type[nodes.Node]) -> int | None:
-    lines = [found.lineno for found in tree.find_all(node_type)]
-    return min(lines) if lines else None
-
-
-def _name_line(tree: nodes.Node, name: str) -> int:
-    """The first line that reads variable `name`."""
-    names = tree.find_all(nodes.Name)
-    return min((n.lineno for n in names if n.name == name and n.ctx == "load"), default=1)
-
-
-def _check_tree(name: str, source: str, tree: nodes.Template) -> frozenset[str]:
-    """The variables the template reads; error on any it may not read."""
-    for node_type, tag in _LOADING_NODES.items():
-        lineno = _first_line(tree, node_type)
-        if lineno is not None:
-            raise PromptTemplateError(
-                name, source, f"{tag} is not supported (a prompt template cannot load others)", lineno=lineno
-            )
-    allowed = TEMPLATE_VARIABLES[name]
-    used = frozenset(meta.find_undeclared_variables(tree))
-    unknown = sorted(used - allowed - ENVIRONMENT.globals.keys())
-    if unknown:
-        located = sorted((_name_line(tree, var), var) for var in unknown)
-        lineno, first = located[0]
-        others = ", ".join(f"'{var}' at line {line}" for line, var in located[1:])
-        also = f"also undefined: {others}; " if others else ""
-        hint = f" ({also}allowed: {', '.join(sorted(allowed))})"
-        raise PromptTemplateError(name, source, f"'{first}' is undefined", lineno=lineno, hint=hint)
-    return used & allowed
-
-
-def _template_lineno(tb: TracebackType | None) -> int | None:
-    lineno = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == TEMPLATE_FILENAME:
-            lineno = tb.tb_lineno
-        tb = tb.tb_next
-    return lineno
-
-
-@dataclass(frozen=True)
-class PromptTemplate:
-    """One checked, compiled template."""
-
-    name: str
-    source: str
-    template: Template
-    variables: frozenset[str]
-
-    def render(self, values: dict[str, Any]) -> str:
-        """Render with `values` (data only); any failure becomes a PromptTemplateError."""
-        try:
-            return self.template.render(values)
-        except Exception as exc:
-            problem = exc.message if isinstance(exc, TemplateError) and exc.message else str(exc)
-            problem = problem.rstrip(".")
-            lineno = _template_lineno(exc.__traceback__)
-            raise PromptTemplateError(
-                self.name, self.source, problem or type(exc).__name__, lineno=lineno
-            ) from exc
-
-
-@functools.lru_cache(maxsize=64)
-def compile_prompt_template(name: str, text: str, source: str = "default") -> PromptTemplate:
-    """Check and compile the template `name` (one of the three) from `text`.
-
-    Compiled templates are cached by (name, text, source), so loading the same
-    settings again is cheap.
-
-    Raises:
-        PromptTemplateError: syntax error, a variable seed 002 does not allow for
-            this template, or `{% include %}`-like tags.
-        ValueError: `name` is not one of the three template names.
-    """
-    if name not in TEMPLATE_VARIABLES:
-        expected = ", ".join(TEMPLATE_VARIABLES)
-        raise ValueError(f"unknown prompt template {name!r} (expected one of: {expected})")
-    try:
-        tree = ENVIRONMENT.parse(text, name=name, filename=TEMPLATE_FILENAME)
-        variables = _check_tree(name, source, tree)
-        template = ENVIRONMENT.from_string(tree)
-    except TemplateSyntaxError as exc:
-        problem = exc.message or str(exc)
-        raise PromptTemplateError(name, source, problem, lineno=exc.lineno, syntax=True) from None
-    return PromptTemplate(name=name, source=source, template=template, variables=variables)
-
-
-@dataclass(frozen=True)
-class PromptTemplates:
-    """The three checked templates of one settings object."""
-
-    team: PromptTemplate
-    evaluator: PromptTemplate
-    judgment: PromptTemplate
-
-
-def compile_prompt_templates(loaded: Loaded[PromptBuilderSettings]) -> PromptTemplates:
-    """Check and compile all three templates; errors name where each came from."""
-    settings = loaded.value
-
-    def one(name: str, text: str) -> PromptTemplate:
-        return compile_prompt_template(name, text, loaded.sources.get(name, "default"))
-
-    return PromptTemplates(
-        team=one(TEAM_TEMPLATE, settings.team_user_prompt),
-        evaluator=one(EVALUATOR_TEMPLATE, settings.evaluator_user_prompt),
-        judgment=one(JUDGMENT_TEMPLATE, settings.judgment_user_prompt),
-    )
+__all__ = [
+    "ENVIRONMENT",
+    "TEMPLATE_FILENAME",
+    "PromptTemplate",
+    "PromptTemplateError",
+    "PromptTemplates",
+    "compile_prompt_template",
+    "compile_prompt_templates",
+]

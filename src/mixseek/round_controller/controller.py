@@ -11,33 +11,23 @@ from typing import Any, Literal
 from pydantic_ai import UsageLimitExceeded
 
 from mixseek.agents.leader.agent import LeaderTeam, TeamRunResult
-from mixseek.agents.leader.models import usage_to_dict
 from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.evaluator.models import EvaluationResult
-from mixseek.orchestrator.governor import CallScope, Governor, call_scope
+from mixseek.llm.governor import CallScope, Governor, call_scope
+from mixseek.llm.usage import usage_to_dict
 from mixseek.prompt_builder.models import RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
 from mixseek.round_controller.judgment_client import JudgmentClient
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
-from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.errors import StorageError
 from mixseek.storage.models import RoundRecord
+from mixseek.storage.protocol import Store
 
 logger = logging.getLogger("mixseek.round_controller")
 
 # A store write that takes the usage rows of the requests behind its result.
 PaidWrite = Callable[[Sequence[Mapping[str, Any]]], Awaitable[None]]
-
-
-class FixedRanking:
-    """A ranking already read at the round barrier, served to the prompt builder."""
-
-    def __init__(self, ranking: list[dict[str, Any]]) -> None:
-        self.ranking = ranking
-
-    async def get_leader_board_ranking(self, execution_id: str) -> list[dict[str, Any]]:
-        return self.ranking
 
 
 def _now() -> datetime:
@@ -53,7 +43,7 @@ class RoundController:
         execution_id: str,
         user_prompt: str,
         team: LeaderTeam,
-        store: AggregationStore,
+        store: Store,
         prompt_builder: PromptBuilder,
         evaluator: Evaluator,
         judgment: JudgmentClient,
@@ -93,7 +83,7 @@ class RoundController:
             team_id=self.team_id,
             team_name=self.team_name,
             execution_id=self.execution_id,
-            store=FixedRanking(snapshot.ranking),
+            ranking=snapshot.ranking,
         )
 
     def _outcome(self, round_number: int, started: datetime, **fields: object) -> RoundOutcome:

@@ -1,4 +1,8 @@
-"""Round-level data shared by the round controller and the prompt builder."""
+"""What a team round returns, the decision after it, and the board at a round barrier.
+
+`RoundState` is defined at the ground (`mixseek.round_state`) and re-exported here, the path
+the seeds name.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from mixseek.round_state import RoundState
 
-class RoundState(BaseModel):
-    """What one finished round of one team produced and how it was scored."""
-
-    round_number: int = Field(ge=1)
-    submission_content: str
-    evaluation_score: float = Field(ge=0.0, le=100.0)
-    score_details: dict[str, Any] = Field(default_factory=dict)
-    evaluation_feedback: str | None = None
-    round_started_at: datetime
-    round_ended_at: datetime
+__all__ = ["RoundDecision", "RoundOutcome", "RoundOutcomeStatus", "RoundSnapshot", "RoundState"]
 
 
 RoundOutcomeStatus = Literal["completed", "failed", "timeout", "budget"]

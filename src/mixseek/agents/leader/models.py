@@ -3,42 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
 from pydantic_ai import RunUsage
 
+from mixseek.llm.usage import usage_from_dict, usage_to_dict
+
+__all__ = ["MemberStatus", "MemberSubmission", "MemberSubmissionsRecord", "usage_from_dict", "usage_to_dict"]
+
 MemberStatus = Literal["SUCCESS", "ERROR"]
-
-
-def usage_to_dict(usage: RunUsage) -> dict[str, int | float | None]:
-    """The counters worth storing; zero token kinds are left out except the main three."""
-    data: dict[str, int | float | None] = {
-        "requests": usage.requests,
-        "tool_calls": usage.tool_calls,
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-    }
-    for name in ("cache_write_tokens", "cache_read_tokens", "input_audio_tokens", "cache_audio_read_tokens"):
-        value = getattr(usage, name)
-        if value:
-            data[name] = value
-    if usage.cost is not None:
-        data["cost"] = float(usage.cost)
-    return data
-
-
-def usage_from_dict(data: dict[str, object]) -> RunUsage:
-    """The inverse of `usage_to_dict`: token and request counts, and the cost where known."""
-    usage = RunUsage()
-    for name, value in data.items():
-        if name == "cost":
-            if isinstance(value, int | float):
-                usage.cost = Decimal(str(value))
-        elif hasattr(usage, name) and isinstance(value, int):
-            setattr(usage, name, value)
-    return usage
 
 
 class MemberSubmission(BaseModel):

@@ -20,7 +20,6 @@ from mixseek.agents.member.code_exec_tool import (
 )
 from mixseek.agents.member.options import CodeExecOptions
 from mixseek.config.bundle import ExecutionConfig
-from mixseek.config.teams import member_key_origin
 from mixseek.errors import ConfigError, MixseekError
 
 CODE_EXEC_INSTRUCTION = (
@@ -76,7 +75,7 @@ def sandbox_problems(config: ExecutionConfig) -> list[ConfigError]:
             try:
                 check_sandbox(member.code_exec)
             except SandboxUnavailable as exc:
-                source, key = member_key_origin(entry.path, i, "code_exec")
+                source, key = entry.member_key_origin(i, "code_exec")
                 problems.append(ConfigError(source, f"{key}.sandbox", str(exc)))
             except CodeExecError:
                 continue  # the member reports a missing interpreter when it is built

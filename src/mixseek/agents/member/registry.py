@@ -20,7 +20,6 @@ from mixseek.config.registries import (
     options_model_of,
 )
 from mixseek.config.team_models import MemberAgentConfig
-from mixseek.config.teams import member_key_origin
 from mixseek.errors import ConfigError, MixseekError
 from mixseek.plugins import load_class
 
@@ -91,10 +90,10 @@ def member_problems(config: ExecutionConfig) -> list[ConfigError]:
                 cls = member_class(member, base_dir=entry.path.parent)
             except MixseekError as exc:
                 if member.agent_type != CUSTOM_MEMBER_TYPE:
-                    source, key = member_key_origin(entry.path, i, "agent_type")
+                    source, key = entry.member_key_origin(i, "agent_type")
                     problems.append(ConfigError(source, key, str(exc)))
                 continue
-            source, key = member_key_origin(entry.path, i, "options")
+            source, key = entry.member_key_origin(i, "options")
             try:
                 member.member_options(cls.options_model, source=str(source), key=key)
             except ConfigError as exc:

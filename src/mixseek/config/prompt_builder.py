@@ -1,0 +1,70 @@
+"""`[prompt_builder]` settings: the three templates and the optional history limits.
+
+Precedence (DESIGN decision 4): environment (`MIXSEEK_TEAM_USER_PROMPT`, ...) >
+`configs/prompt_builder.toml` > packaged defaults. The file is optional.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationInfo, field_validator
+from pydantic_settings import SettingsConfigDict
+
+from mixseek.config.loader import Loaded, MixseekSettings, load_section
+from mixseek.config.prompt_defaults import (
+    DEFAULT_EVALUATOR_USER_PROMPT,
+    DEFAULT_JUDGMENT_USER_PROMPT,
+    DEFAULT_TEAM_USER_PROMPT,
+)
+from mixseek.config.workspace import Workspace
+
+SECTION = "prompt_builder"
+ENV_PREFIX = "MIXSEEK_"
+
+
+class PromptBuilderSettings(MixseekSettings):
+    """Templates (Jinja2 source text) and limits for the prompts the builder renders.
+
+    The limits are off (None) by default, which shows all history and all teams
+    as seed 000 does; set them to keep long executions within a token budget.
+    """
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX)
+
+    team_user_prompt: str = DEFAULT_TEAM_USER_PROMPT
+    evaluator_user_prompt: str = DEFAULT_EVALUATOR_USER_PROMPT
+    judgment_user_prompt: str = DEFAULT_JUDGMENT_USER_PROMPT
+    max_submission_history_items: int | None = None
+    submission_preview_chars: int | None = None
+    max_leaderboard_display_teams: int | None = None
+
+    @field_validator("team_user_prompt", "evaluator_user_prompt", "judgment_user_prompt")
+    @classmethod
+    def _template_not_empty(cls, value: str, info: ValidationInfo) -> str:
+        if not value.strip():
+            raise ValueError(f"{info.field_name} cannot be empty")
+        return value
+
+    @field_validator(
+        "max_submission_history_items", "submission_preview_chars", "max_leaderboard_display_teams"
+    )
+    @classmethod
+    def _limit_positive(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError(f"{info.field_name} must be >= 1 (or left out for no limit)")
+        return value
+
+
+def load_prompt_builder_settings(workspace: Path | Workspace) -> Loaded[PromptBuilderSettings]:
+    """Read `[prompt_builder]` of `<workspace>/configs/prompt_builder.toml` (optional file).
+
+    Only the values are checked here (non-empty templates, positive limits);
+    `prompt_templates.compile_prompt_templates` checks the template text.
+
+    Raises:
+        ConfigError: unreadable file, unknown key, or invalid value; it names the
+            file (or the env var) and the key.
+    """
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
+    return load_section(PromptBuilderSettings, ws.prompt_builder_file, SECTION, required=False)

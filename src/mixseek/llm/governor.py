@@ -1,0 +1,268 @@
+"""Every model call of an execution passes here: shared rate limits, the usage ledger, budgets.
+
+Wrapping the models (rather than the agents) makes the limits hold for each
+single request, whoever makes it — leader, member, metric or judgment — and
+across all teams at once. It lives in `llm/`, the request layer, so the round
+controller (which scopes calls to a team round and stores their usage) and the
+orchestrator (which builds one governor per execution) both import it downwards;
+`mixseek.orchestrator.governor` re-exports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from aiolimiter import AsyncLimiter
+from pydantic_ai import RunUsage, UsageLimitExceeded
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings
+
+from mixseek.llm.usage import usage_to_dict
+
+
+@dataclass(frozen=True)
+class CallScope:
+    """Which team round a model call belongs to; member tasks inherit it from their leader."""
+
+    team_id: str
+    round_number: int
+
+
+_scope: ContextVar[CallScope | None] = ContextVar("mixseek_call_scope", default=None)
+
+
+@contextmanager
+def call_scope(team_id: str, round_number: int) -> Iterator[None]:
+    token = _scope.set(CallScope(team_id, round_number))
+    try:
+        yield
+    finally:
+        _scope.reset(token)
+
+
+class BudgetExceeded(UsageLimitExceeded):
+    """An execution-wide limit is reached: no further model request is made."""
+
+    def __init__(self, limit: str, value: float, spent: float) -> None:
+        self.limit = limit
+        self.value = value
+        self.spent = spent
+        self.summary = f"budget {limit} = {value:g} reached ({spent:g} spent)"
+        super().__init__(self.summary)
+
+    def __str__(self) -> str:
+        return self.summary
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_total_tokens: int | None = None
+    max_requests: int | None = None
+    max_cost_usd: float | None = None
+
+
+@dataclass
+class LedgerEntry:
+    team_id: str | None
+    round_number: int | None
+    site: str
+    model: str
+    usage: RunUsage
+    at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def as_row(self) -> dict[str, object]:
+        """The form `AggregationStore.record_model_calls` stores."""
+        return {
+            "team_id": self.team_id,
+            "round_number": self.round_number,
+            "site": self.site,
+            "model": self.model,
+            "requests": self.usage.requests,
+            "input_tokens": self.usage.input_tokens,
+            "output_tokens": self.usage.output_tokens,
+            "cost": float(self.usage.cost) if self.usage.cost is not None else None,
+            "created_at": self.at,
+        }
+
+
+@dataclass
+class UsageLedger:
+    """Usage of every successful model request, attributed to team, round and call site.
+
+    Each entry is handed to the store once: with the write of the result it paid
+    for (`take_unsaved(scope)`), or by a final flush (`take_unsaved()`)."""
+
+    entries: list[LedgerEntry] = field(default_factory=list)
+    total: RunUsage = field(default_factory=RunUsage)  # includes what `preload` brought in
+    _unsaved: list[LedgerEntry] = field(default_factory=list)
+    # the entries of each (team_id, round_number), for the per-round lookups of every save
+    _by_team_round: dict[tuple[str | None, int | None], list[LedgerEntry]] = field(default_factory=dict)
+
+    def preload(self, usage: RunUsage) -> None:
+        """Usage an interrupted earlier process already spent in this execution counts towards budgets."""
+        self.total.incr(usage)
+
+    def take_unsaved(self, scope: CallScope | None = None) -> list[LedgerEntry]:
+        """Entries not yet handed to the store (only those of one team round, with `scope`)."""
+        if scope is None:
+            taken, self._unsaved = self._unsaved, []
+            return taken
+        key = (scope.team_id, scope.round_number)
+        taken = [e for e in self._unsaved if (e.team_id, e.round_number) == key]
+        self._unsaved = [e for e in self._unsaved if (e.team_id, e.round_number) != key]
+        return taken
+
+    def take_unsaved_rows(self, scope: CallScope | None = None) -> list[dict[str, object]]:
+        """`take_unsaved` in the form `AggregationStore.record_model_calls` stores."""
+        return [entry.as_row() for entry in self.take_unsaved(scope)]
+
+    def give_back(self, entries: list[LedgerEntry]) -> None:
+        """Entries taken for a write that failed: a later write or flush stores them."""
+        self._unsaved[:0] = entries
+
+    def record(self, site: str, model: str, usage: RunUsage) -> None:
+        scope = _scope.get()
+        entry = LedgerEntry(
+            team_id=scope.team_id if scope else None,
+            round_number=scope.round_number if scope else None,
+            site=site,
+            model=model,
+            usage=usage,
+        )
+        self.entries.append(entry)
+        self._unsaved.append(entry)
+        self._by_team_round.setdefault((entry.team_id, entry.round_number), []).append(entry)
+        self.total.incr(usage)
+
+    def cost(self) -> float:
+        return float(self.total.cost or 0)
+
+    def for_team_round(self, team_id: str, round_number: int) -> RunUsage:
+        total = RunUsage()
+        for entry in self._by_team_round.get((team_id, round_number), []):
+            total.incr(entry.usage)
+        return total
+
+    def by_site(
+        self, team_id: str | None = None, round_number: int | None = None
+    ) -> dict[str, dict[str, object]]:
+        """Summed usage per call site (e.g. "leader of team 'a'", "evaluator metric 'coverage'")."""
+        sums: dict[str, RunUsage] = {}
+        entries = (
+            self._by_team_round.get((team_id, round_number), [])
+            if team_id is not None and round_number is not None
+            else self.entries
+        )
+        for entry in entries:
+            if team_id is not None and entry.team_id != team_id:
+                continue
+            if round_number is not None and entry.round_number != round_number:
+                continue
+            sums.setdefault(entry.site, RunUsage()).incr(entry.usage)
+        return {site: dict(usage_to_dict(usage)) for site, usage in sums.items()}
+
+    def exceeded(self, budget: Budget) -> BudgetExceeded | None:
+        total = self.total
+        if budget.max_total_tokens is not None and total.total_tokens >= budget.max_total_tokens:
+            return BudgetExceeded("max_total_tokens", budget.max_total_tokens, total.total_tokens)
+        if budget.max_requests is not None and total.requests >= budget.max_requests:
+            return BudgetExceeded("max_requests", budget.max_requests, total.requests)
+        if budget.max_cost_usd is not None and (cost := self.cost()) >= budget.max_cost_usd:
+            return BudgetExceeded("max_cost_usd", budget.max_cost_usd, cost)
+        return None
+
+
+class RateLimiter:
+    """At most `max_concurrent` requests in flight, and at most `per_minute` started in any 60 s window.
+
+    The per-minute cap is aiolimiter's leaky bucket with room for one request that drains in
+    60/`per_minute` s, so requests start evenly spaced, in the order they asked. A bucket as big as
+    the limit would let `per_minute` requests start at once and then one more every 60/`per_minute`
+    s: up to 2 x `per_minute` - 1 in one minute, over the provider's limit. Evenly spaced requests
+    also stay within providers that enforce a per-minute limit over shorter periods (60 a minute
+    as 1 a second).
+    """
+
+    def __init__(self, max_concurrent: int, per_minute: int | None, *, window_seconds: float = 60.0) -> None:
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._pace = AsyncLimiter(1, window_seconds / per_minute) if per_minute is not None else None
+        self.started = 0  # requests that passed the limiter
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        async with self._slots:
+            if self._pace is not None:
+                await self._pace.acquire()
+            self.started += 1
+            yield
+
+
+@dataclass(frozen=True)
+class ModelLimit:
+    max_concurrent: int
+    requests_per_minute: int | None
+
+
+class Governor:
+    """Owns one execution's limiters (one per model string), ledger and budget."""
+
+    def __init__(
+        self, budget: Budget, default_limit: ModelLimit, model_limits: dict[str, ModelLimit] | None = None
+    ) -> None:
+        self.budget = budget
+        self.ledger = UsageLedger()
+        self.default_limit = default_limit
+        self.model_limits = dict(model_limits or {})
+        self._limiters: dict[str, RateLimiter] = {}
+
+    def limiter(self, model_string: str) -> RateLimiter:
+        if model_string not in self._limiters:
+            limit = self.model_limits.get(model_string, self.default_limit)
+            self._limiters[model_string] = RateLimiter(limit.max_concurrent, limit.requests_per_minute)
+        return self._limiters[model_string]
+
+    def check_budget(self) -> None:
+        exceeded = self.ledger.exceeded(self.budget)
+        if exceeded is not None:
+            raise exceeded
+
+    def wrap(self, model: Model, model_string: str, role: str) -> Model:
+        """The `wrap_models` hook: every model of the execution becomes governed."""
+        return GovernedModel(model, governor=self, model_string=model_string, site=role)
+
+
+class GovernedModel(WrapperModel):
+    """Checks the budget, waits for a rate-limit slot, makes the request, records its usage."""
+
+    def __init__(self, wrapped: Model, *, governor: Governor, model_string: str, site: str) -> None:
+        super().__init__(wrapped)
+        self.governor = governor
+        self.model_string = model_string
+        self.site = site
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        self.governor.check_budget()
+        async with self.governor.limiter(self.model_string).slot():
+            try:
+                response = await self.wrapped.request(messages, model_settings, model_request_parameters)
+            except Exception:
+                # a failed attempt still reached (and may be billed by) the provider: it counts
+                # towards `max_requests` like any other (mixseek retries it as a new request)
+                self.governor.ledger.record(self.site, self.model_string, RunUsage(requests=1))
+                raise
+        usage = RunUsage(requests=1)
+        usage.incr(response.usage)
+        self.governor.ledger.record(self.site, self.model_string, usage)
+        return response
