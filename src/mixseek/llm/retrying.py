@@ -3,7 +3,9 @@
 Wrapping the model (rather than re-running a whole agent or team round) keeps
 every earlier step of a run — member answers, tool results — and repeats
 just one request, after exponential backoff with jitter or the delay the
-provider asked for in `Retry-After`.
+provider asked for in `Retry-After`. tenacity runs the attempts; what is
+mixseek's own is which errors are worth a retry (`is_transient`) and how long
+to wait (`WaitRetryAfter`).
 
 mixseek is the only one that retries: `SingleAttemptModel` turns the provider
 SDKs' own retries off, so every HTTP attempt passes the governor (rate limits,
@@ -12,9 +14,7 @@ budgets) once and is classified by `is_transient` here.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import random
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -38,6 +38,15 @@ from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random_exponential,
+)
+from tenacity.wait import wait_base
 
 logger = logging.getLogger("mixseek.llm.retry")
 
@@ -83,13 +92,27 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, TimeoutError | httpx.TimeoutException | httpx.TransportError | ConnectionError)
 
 
-def retry_delay(exc: BaseException, attempt: int, *, base_delay: float, max_delay: float) -> float:
-    """Retry-After when the provider gave one, else capped exponential backoff with full jitter."""
-    retry_after = exc.retry_after if isinstance(exc, ModelAPIError) else None
-    if retry_after is not None and retry_after >= 0:
-        return min(float(retry_after), max_delay)
-    ceiling = min(max_delay, base_delay * (2**attempt))
-    return random.uniform(ceiling / 2, ceiling)
+class WaitRetryAfter(wait_base):
+    """Retry-After when the provider gave one (capped at `max_delay`), else exponential backoff.
+
+    The backoff is "equal jitter": the k-th retry waits between c/2 and c, c = min(max_delay,
+    base_delay × 2^(k-1)). The fixed half keeps a struggling provider from being hit again at
+    once; the random half spreads the retries of many teams that failed together.
+    """
+
+    def __init__(self, timing: RetryTiming) -> None:
+        self.max_delay = timing.max_delay
+        base, cap = timing.base_delay / 2, timing.max_delay / 2
+        self.backoff = wait_exponential(multiplier=base, max=cap) + wait_random_exponential(
+            multiplier=base, max=cap
+        )
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        exc = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        retry_after = exc.retry_after if isinstance(exc, ModelAPIError) else None
+        if retry_after is not None and retry_after >= 0:
+            return min(float(retry_after), self.max_delay)
+        return self.backoff(retry_state)
 
 
 class RetryingModel(WrapperModel):
@@ -104,18 +127,27 @@ class RetryingModel(WrapperModel):
         self.max_retries = max_retries
         # fixed when the model is built, so a run keeps the timing it started with
         self.timing = _timing.get() or _DEFAULT_TIMING
+        self._wait = WaitRetryAfter(self.timing)
 
-    async def _wait_before_retry(self, exc: BaseException, attempt: int) -> None:
-        delay = retry_delay(exc, attempt, base_delay=self.timing.base_delay, max_delay=self.timing.max_delay)
+    def _log_retry(self, retry_state: RetryCallState) -> None:
+        exc = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        delay = retry_state.next_action.sleep if retry_state.next_action is not None else 0.0
         logger.warning(
             "model %s: transient error (%s), retry %d/%d in %.2f s",
             self.model_name,
             type(exc).__name__,
-            attempt + 1,
+            retry_state.attempt_number,
             self.max_retries,
             delay,
+            # fields of their own in `--log-format json`
+            extra={
+                "model": self.model_name,
+                "error": type(exc).__name__,
+                "retry": retry_state.attempt_number,
+                "max_retries": self.max_retries,
+                "delay_s": round(delay, 3),
+            },
         )
-        await asyncio.sleep(delay)
 
     async def request(
         self,
@@ -123,15 +155,40 @@ class RetryingModel(WrapperModel):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        attempt = 0
-        while True:
-            try:
-                return await self.wrapped.request(messages, model_settings, model_request_parameters)
-            except Exception as exc:
-                if attempt >= self.max_retries or not is_transient(exc):
-                    raise
-                await self._wait_before_retry(exc, attempt)
-                attempt += 1
+        # The first attempt is made directly: tenacity's bookkeeping leaves ~20 objects of cyclic
+        # garbage per call, which on the path every request takes made the garbage collector cost
+        # more than the retries ever do. tenacity takes over once an attempt has failed.
+        try:
+            return await self.wrapped.request(messages, model_settings, model_request_parameters)
+        except Exception as exc:
+            if self.max_retries < 1 or not is_transient(exc):
+                raise
+            failed = exc
+        return await self._retry(failed, messages, model_settings, model_request_parameters)
+
+    async def _retry(
+        self,
+        failed: Exception,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """The retries of a request whose first attempt raised `failed`."""
+        first = [failed]
+
+        async def attempt() -> ModelResponse:
+            if first:  # tenacity's attempt 1 is the one already made
+                raise first.pop()
+            return await self.wrapped.request(messages, model_settings, model_request_parameters)
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception(is_transient),
+            before_sleep=self._log_retry,
+            reraise=True,  # the provider's own error, not tenacity's RetryError
+        )
+        return await retrying(attempt)
 
 
 def _one_attempt(model: Model, settings: ModelSettings | None) -> ModelSettings | None:

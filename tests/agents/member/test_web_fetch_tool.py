@@ -159,6 +159,11 @@ class _Handler(BaseHTTPRequestHandler):
                 "<title>\u65e5\u672c\u8a9e</title></head><body>\u3053\u3093\u306b\u3061\u306f</body></html>"
             )
             self._send(200, body.encode("shift_jis"), "text/html")
+        elif path == "/windows-31j.html":
+            # labelled Shift_JIS, written (as Japanese sites are) with Windows-31J's extra characters
+            body = '<html><head><meta charset="Shift_JIS"><title>\u904b\u884c</title></head>'
+            body += "<body><p>\u2460 6:00\uff5e24:00</p></body></html>"
+            self._send(200, body.encode("cp932"), "text/html")
         elif path == "/header-wins.html":
             body = '<meta charset="windows-1252"><p>\u00e9t\u00e9</p>'
             self._send(200, body.encode("utf-8"), "text/html; charset=utf-8")
@@ -367,9 +372,16 @@ async def test_meta_charset_used_when_header_has_none(served: Served) -> None:
 
 async def test_meta_http_equiv_charset(served: Served) -> None:
     result = await fetch_url(served.url("/http-equiv.html"), opts())
-    assert result.charset == "shift_jis"
+    assert result.charset == "cp932"
     assert result.title == "日本語"
     assert result.text == "こんにちは"
+
+
+async def test_shift_jis_is_decoded_as_browsers_do(served: Served) -> None:
+    """Browsers read the Shift_JIS label as Windows-31J; strict Shift_JIS turns ① into U+FFFD."""
+    result = await fetch_url(served.url("/windows-31j.html"), opts())
+    assert result.charset == "cp932"
+    assert result.text == "\u2460 6:00\uff5e24:00"
 
 
 async def test_header_charset_wins_over_meta(served: Served) -> None:
@@ -1017,7 +1029,16 @@ async def test_https_certificate_for_another_name_fails(tls_served: Served) -> N
         ("<p>one <a href='x'>link</a>, two</p>", None, "one link, two"),
         ("<svg><title>no</title></svg><title>yes</title>", "yes", ""),
         ("<p>&lt;&amp;&gt;&quot;&#39;&#x263A;&copy;</p>", None, "<&>\"'☺©"),
-        ("<ol><li>x<li>y</ol>", None, "- x\n- y"),
+        ("<ol><li>x<li>y</ol>", None, "1. x\n2. y"),
+        ("<ol start='9'><li>x</li><li>y</li></ol>", None, "9. x\n10. y"),
+        ("<ul><li>a<ul><li>b</li><li>c</li></ul></li><li>d</li></ul>", None, "- a\n  - b\n  - c\n- d"),
+        ("<ul><li><p>para one</p></li><li><p>para two</p></li></ul>", None, "- para one\n\n- para two"),
+        (
+            "<table><tr><th><p>Method</p></th><th><p>Returns</p></th></tr>"
+            "<tr><td><p><code>acquire()</code></p></td><td><div>True</div></td></tr></table>",
+            None,
+            "Method | Returns\nacquire() | True",
+        ),
         ("<p>a</p>\n\n\n<p>b</p>", None, "a\n\nb"),
         ("<body><script>x</script>visible<style>y</style></body>", None, "visible"),
         ("<title>unterminated", "unterminated", ""),

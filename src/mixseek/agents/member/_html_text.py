@@ -1,15 +1,26 @@
-"""HTML → readable plain text for the web-fetch tool, with the standard library only.
+"""HTML → readable plain text for the web-fetch tool.
 
 `html_to_text` keeps what a reader sees: the text of the body, one block
 element per line, a blank line around paragraphs and headings, list items as
-`- item`, table cells separated by ` | `, `<pre>` kept verbatim. Scripts,
-styles, `<head>`, `<noscript>`, `<template>`, `<svg>` and similar non-content
-elements are dropped; the document `<title>` is returned separately. Entities
-are decoded and runs of whitespace collapse to one space.
+`- item` or `1. item` (nested lists indented), the cells of a table row on one
+line separated by ` | `, `<pre>` kept verbatim. Scripts, styles, `<head>`,
+`<noscript>`, `<template>`, `<svg>` and similar non-content elements are
+dropped; the document `<title>` is returned separately. Entities are decoded
+and runs of whitespace collapse to one space.
+
+It is built on the standard library's tokenizer rather than taken from a
+library: compared on news, documentation, table-heavy and legacy-encoded pages,
+the main-content extractors (trafilatura, resiliparse) dropped headlines, quote
+attributions and whole lists and flattened code blocks; html-text loses table
+columns and list markers; inscriptis pads tables and layout tables with spaces
+that the model's `max_chars` pay for; html2text is GPL; html-to-markdown, the
+one as good, is a 22 MB native module and answers in Markdown.
 
 `sniff_charset` finds the encoding a document declares for itself (a byte-order
 mark, `<meta charset>`, `<meta http-equiv="Content-Type">` or the XML
-declaration), for when the HTTP header does not name one.
+declaration), for when the HTTP header does not name one; w3lib reads the
+declarations and maps labels the way browsers do (`Shift_JIS` is decoded as
+Windows-31J, `ISO-8859-1` as windows-1252, UTF-7 is refused).
 """
 
 from __future__ import annotations
@@ -17,6 +28,8 @@ from __future__ import annotations
 import codecs
 import re
 from html.parser import HTMLParser
+
+from w3lib.encoding import html_body_declared_encoding, resolve_encoding
 
 # Elements whose whole content is not readable text.
 _SKIP = frozenset(
@@ -109,10 +122,22 @@ class _TextBuilder:
         self._line: list[str] = []
         self._pending_breaks = 0  # 1 = new line, 2 = blank line, before the next text
         self._pending_space = False
+        self._holding = False  # ignore break requests until the next text (see `hold_breaks`)
 
     def request_break(self, kind: int) -> None:
+        if self._holding:
+            return
         self._pending_breaks = max(self._pending_breaks, kind)
         self._pending_space = False
+
+    def hold_breaks(self) -> None:
+        """Keep the next text on the current line: after a list marker or a cell separator, the
+        `<p>` or `<div>` that wraps an item's or a cell's text must not move it away."""
+        self._holding = True
+
+    def drop_breaks(self) -> None:
+        """Forget the breaks requested since the last text (the end of a table cell)."""
+        self._pending_breaks = 0
 
     def _flush_breaks(self) -> None:
         if self._pending_breaks and (self._lines or self._line):
@@ -134,6 +159,7 @@ class _TextBuilder:
                 self._pending_space = True
             return
         self._flush_breaks()
+        self._holding = False
         if self._line and (self._pending_space or collapsed.startswith(" ")):
             self._line.append(" ")
         self._line.append(words)
@@ -144,6 +170,7 @@ class _TextBuilder:
         if not data:
             return
         self._flush_breaks()
+        self._holding = False
         if self._pending_space and self._line:
             self._line.append(" ")
             self._pending_space = False
@@ -154,10 +181,13 @@ class _TextBuilder:
             self._line.append(part.expandtabs(4))
 
     def add_marker(self, marker: str) -> None:
-        """Start the current line with a marker such as `- ` (after pending breaks)."""
+        """Start a line with a marker such as `- ` (after pending breaks); its text follows."""
+        if self._holding and self._line:  # an item with no text of its own before a nested list
+            self._end_line()
         self._flush_breaks()
         self._line.append(marker)
         self._pending_space = False
+        self._holding = True
 
     def text(self) -> str:
         lines = [*self._lines, "".join(self._line).rstrip()]
@@ -184,6 +214,8 @@ class _ReadableTextParser(HTMLParser):
         self._in_head = False
         self._pre_depth = 0
         self._cell_in_row = 0
+        # one entry per open <ul> (None) or <ol> (the number of its next item)
+        self._lists: list[int | None] = []
 
     # -- tags -----------------------------------------------------------------
 
@@ -206,7 +238,7 @@ class _ReadableTextParser(HTMLParser):
             return
         if self._in_head:
             return
-        self._open_block(tag)
+        self._open_block(tag, attrs)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         # `<br/>`, `<hr/>`, `<img/>`: a self-closing tag never opens a skipped region.
@@ -235,28 +267,48 @@ class _ReadableTextParser(HTMLParser):
             self._pre_depth = max(0, self._pre_depth - 1)
         if tag == "tr":
             self._cell_in_row = 0
-        if tag in _PARAGRAPH:
+        if tag in ("td", "th"):
+            self.out.drop_breaks()
+        elif tag in ("ul", "ol"):
+            if self._lists:
+                self._lists.pop()
+            self.out.request_break(1 if self._lists else 2)
+        elif tag in _PARAGRAPH:
             self.out.request_break(2)
-        elif tag in _BLOCK and tag not in ("td", "th"):
+        elif tag in _BLOCK:
             self.out.request_break(1)
 
-    def _open_block(self, tag: str) -> None:
+    def _open_block(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("td", "th"):
             # Cells of one row stay on one line, separated by " | ".
             if self._cell_in_row:
                 self.out.add_text(" | ")
             self._cell_in_row += 1
+            self.out.hold_breaks()
             return
         if tag == "tr":
             self._cell_in_row = 0
         if tag == "pre":
             self._pre_depth += 1
-        if tag in _PARAGRAPH:
+        if tag in ("ul", "ol"):
+            self.out.request_break(1 if self._lists else 2)  # a nested list stays with its item
+            self._lists.append(_list_start(attrs) if tag == "ol" else None)
+        elif tag in _PARAGRAPH:
             self.out.request_break(2)
         elif tag in _BLOCK:
             self.out.request_break(1)
         if tag == "li":
-            self.out.add_marker("- ")
+            self.out.add_marker(self._next_marker())
+
+    def _next_marker(self) -> str:
+        if not self._lists:
+            return "- "
+        indent = "  " * (len(self._lists) - 1)
+        number = self._lists[-1]
+        if number is None:
+            return indent + "- "
+        self._lists[-1] = number + 1
+        return f"{indent}{number}. "
 
     # -- text -----------------------------------------------------------------
 
@@ -286,6 +338,15 @@ class _ReadableTextParser(HTMLParser):
         self._finish_title()  # the document may be cut inside <title>
 
 
+def _list_start(attrs: list[tuple[str, str | None]]) -> int:
+    """The number of an `<ol>`'s first item (its `start` attribute, else 1)."""
+    start = dict(attrs).get("start")
+    try:
+        return int(start.strip()) if start else 1
+    except ValueError:
+        return 1
+
+
 def html_to_text(html: str) -> tuple[str | None, str]:
     """Return `(title, readable text)` of an HTML document (which may be cut short)."""
     parser = _ReadableTextParser()
@@ -303,35 +364,24 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
-_META_CHARSET = re.compile(rb"""<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-_XML_ENCODING = re.compile(rb"""^\s*<\?xml\b[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9_.:-]+)["']""")
-
-# Labels that browsers decode as windows-1252 (a superset with printable 0x80–0x9F).
-_WINDOWS_1252_ALIASES = frozenset({"iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii"})
 
 
 def normalize_charset(label: str | None) -> str | None:
-    """The Python codec for a charset label, or None if unknown."""
+    """The Python codec for a charset label as browsers read it, or None if unknown (or UTF-7)."""
     if not label:
         return None
-    name = label.strip().strip("\"'").lower()
-    if name in _WINDOWS_1252_ALIASES:
-        return "cp1252"
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
+    name = label.strip().strip("\"'")
+    return resolve_encoding(name) if name else None
 
 
 def sniff_charset(data: bytes, *, html: bool) -> str | None:
-    """The charset a document declares in its first bytes (BOM, meta tag, XML declaration)."""
+    """The charset a document declares in its first bytes: a byte-order mark, the XML declaration,
+    and for HTML a `<meta charset>` or `<meta http-equiv="Content-Type">` before `<body>`."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
             return codec
     head = data[:4096]
-    match = _XML_ENCODING.match(head)
-    if match is None and html:
-        match = _META_CHARSET.search(head)
-    if match is None:
-        return None
-    return normalize_charset(match.group(1).decode("ascii"))
+    if not html:  # XML: only a declaration at the very start counts
+        end = head.find(b"?>")
+        head = head[: end + 2] if head.lstrip().startswith(b"<?xml") and end != -1 else b""
+    return html_body_declared_encoding(head) if head else None
