@@ -10,7 +10,10 @@ Builds a database of EXECUTIONS x TEAMS x ROUNDS leader_board rows (default
             round is on the board, so the team_standings summary answers,
 - snapshot: `max_round=ROUNDS - 1`: later rounds are on the board, so the
             store aggregates leader_board directly (shows why the summary
-            exists).
+            exists),
+- typed:    `get_ranking`, the same ranking as `RankingEntry` values,
+- view:     `get_execution_view`, everything `mixseek runs show` prints of
+            one execution (TEAMS x ROUNDS rounds, read in one snapshot).
 
 It also times one `save_round` into the large file, including the close.
 Prints a table, then one JSON line (for the warm case, the target):
@@ -134,6 +137,8 @@ async def main() -> None:
 
         results["barrier"] = await timed(args.calls, args.executions, barrier)
         results["snapshot"] = await timed(args.calls, args.executions, snapshot)
+        results["typed"] = await timed(args.calls, args.executions, warm.get_ranking)
+        results["view"] = await timed(min(args.calls, 50), args.executions, warm.get_execution_view)
 
         now = datetime.now(UTC)
         record = RoundRecord(

@@ -48,7 +48,7 @@ def read_execution(db: Path, execution_id: str) -> ExecutionRecord:
 def requests_stored(db: Path, execution_id: str) -> int:
     async def read() -> int:
         async with AggregationStore(db, read_only=True) as store:
-            return int((await store.get_usage_totals(execution_id))["requests"])
+            return (await store.get_usage_totals(execution_id)).requests
 
     return asyncio.run(read())
 

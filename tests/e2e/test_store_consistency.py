@@ -32,7 +32,7 @@ class UsageAtSave(AggregationStore):
         usage = await self.get_usage_totals(
             record.execution_id, team_id=record.team_id, round_number=record.round_number
         )
-        self.requests_at_save[(record.team_id, record.round_number)] = usage["requests"]
+        self.requests_at_save[(record.team_id, record.round_number)] = usage.requests
 
 
 async def test_a_saved_round_has_its_usage_stored_with_it(tmp_path: Path) -> None:

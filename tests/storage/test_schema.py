@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from mixseek.errors import MixseekError
-from mixseek.storage import AggregationStore, SchemaVersionError
+from mixseek.storage import AggregationStore, SchemaVersionError, UsageTotals
 from mixseek.storage.schema import CURRENT_VERSION, MIGRATIONS, Migration, migrate, read_version
 
 TABLES = [
@@ -182,10 +182,8 @@ async def test_version_1_file_gets_model_calls_and_keeps_its_rounds(db_path: Pat
             "exec-1",
             [{"team_id": "a", "round_number": 1, "site": "judgment", "model": "m", "input_tokens": 3}],
         )
-        assert await store.get_usage_totals("exec-1") == {
-            "requests": 1,
-            "input_tokens": 3,
-            "output_tokens": 0,
-        }
+        assert await store.get_usage_totals("exec-1") == UsageTotals(
+            requests=1, input_tokens=3, output_tokens=0
+        )
         assert (await store.get_execution("exec-1")) is not None
     assert versions(db_path) == ALL_VERSIONS

@@ -1,7 +1,9 @@
 """`mixseek runs list|show|export`: read stored executions, also while one is running.
 
 The store is opened read-only, so these commands never create a database
-file and can run beside `mixseek exec` writing to the same workspace.
+file and can run beside `mixseek exec` writing to the same workspace. They
+render the store's read model (`storage.views`): JSON is its dump, text and
+Markdown lay it out.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.cells import cell_len
@@ -18,21 +20,20 @@ from mixseek.cli.errors import cli_errors
 from mixseek.cli.options import OutputFormatOption, WorkspaceOption
 from mixseek.cli.render import check_output_format, json_text, print_json
 from mixseek.cli.runs_export import (
-    Doc,
     judgment_text,
     leaderboard_rows,
-    list_entry,
     markdown_report,
     one_line,
-    run_document,
     score_text,
     stop_text,
     usage_text,
+    without_controls,
 )
 from mixseek.config.workspace import resolve_workspace
 from mixseek.errors import MixseekError
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.text_safety import strip_controls, strip_controls_in
+from mixseek.storage.views import ExecutionOverview, ExecutionView, TeamView
+from mixseek.text_safety import strip_controls
 
 runs_app = typer.Typer(no_args_is_help=True, help="List, inspect and export stored executions.")
 
@@ -47,28 +48,28 @@ def resume_command(execution_id: str, workspace: Path | None) -> str:
     return f"mixseek exec --resume {execution_id} -w {resolve_workspace(workspace).root}"
 
 
-def resume_hints(entries: list[Doc], workspace: Path | None) -> list[str]:
+def resume_hints(entries: list[ExecutionOverview], workspace: Path | None) -> list[str]:
     """How to go on with the interrupted executions of a listing (a killed one among them)."""
-    interrupted = [e["execution_id"] for e in entries if e["status"] == "interrupted"]
+    interrupted = [e.execution_id for e in entries if e.status == "interrupted"]
     if not interrupted:
         return []
     return ["", "interrupted, resume with:", *(f"  {resume_command(e, workspace)}" for e in interrupted)]
 
 
-async def _document(command: str, db: Path, execution_id: str, *, full: bool) -> Doc:
+async def _view(command: str, db: Path, execution_id: str) -> ExecutionView:
     missing = MixseekError(f"runs {command}: no execution '{execution_id}' in {db}")
     if not db.exists():  # anything else there (a directory, a damaged file) is reported by the store
         raise missing
     async with AggregationStore(db, read_only=True) as store:
-        record = await store.get_execution(execution_id)
-        if record is None:
-            raise missing
-        return await run_document(store, record, full=full)
+        view = await store.get_execution_view(execution_id)
+    if view is None:
+        raise missing
+    return view
 
 
-async def _list(db: Path, limit: int) -> list[Doc]:
+async def _list(db: Path, limit: int) -> list[ExecutionOverview]:
     async with AggregationStore(db, read_only=True) as store:
-        return [await list_entry(store, record) for record in await store.list_executions(limit)]
+        return await store.list_execution_overviews(limit)
 
 
 # -- plain-text rendering -------------------------------------------------------------
@@ -87,11 +88,11 @@ def columns(rows: list[list[str]], indent: str = "") -> list[str]:
     ]
 
 
-def _when(iso: str | None) -> str:
-    return datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M:%S") if iso else "-"
+def _when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value is not None else "-"
 
 
-def list_lines(entries: list[Doc]) -> list[str]:
+def list_lines(entries: list[ExecutionOverview]) -> list[str]:
     header = [
         "execution",
         "status",
@@ -104,78 +105,76 @@ def list_lines(entries: list[Doc]) -> list[str]:
     ]
     rows = [
         [
-            e["execution_id"],
-            e["status"],
-            _when(e["started_at"]),
-            f"{e['duration_seconds']:.1f} s",
-            e["best_team"] or "-",
-            score_text(e["best_score"]),
-            str(e["rounds_run"]),
-            str(e["total_tokens"]),
+            e.execution_id,
+            e.status,
+            _when(e.started_at),
+            f"{e.duration_seconds:.1f} s",
+            e.best_team or "-",
+            score_text(e.best_score),
+            str(e.rounds_run),
+            str(e.total_tokens),
         ]
         for e in entries
     ]
     return columns([header, *rows])
 
 
-def _team_lines(team: Doc) -> list[str]:
-    parts = [team["status"] or "-", f"{team['rounds_completed']} round(s) scored"]
-    if team["best_round"] is not None:
-        parts.append(f"best round {team['best_round']} ({score_text(team['best_score'])})")
-    if team["exit_reason"]:
-        parts.append(f"stopped because {team['exit_reason']}")
-    if team["error"]:
-        parts.append(f"error: {one_line(team['error'])}")
-    lines = [f"team {team['team_name']} ({team['team_id']}): {', '.join(parts)}"]
-    for r in team["rounds"]:
-        state = "" if r["status"] == "completed" else f" [{r['status']}]"
-        final = " (final)" if r["is_final"] else ""
-        lines.append(f"  round {r['round_number']}: {score_text(r['score'])}/100{final}{state}")
-        if r["error"]:
-            lines.append(f"    error: {one_line(r['error'])}")
-        if r["metrics"]:
-            metric_rows = [
-                [name, score_text(m["score"]), one_line(m["comment"])] for name, m in r["metrics"].items()
-            ]
+def _team_lines(team: TeamView) -> list[str]:
+    parts = [team.status, f"{team.rounds_completed} round(s) scored"]
+    if team.best_round is not None:
+        parts.append(f"best round {team.best_round} ({score_text(team.best_score)})")
+    if team.exit_reason:
+        parts.append(f"stopped because {team.exit_reason}")
+    if team.error:
+        parts.append(f"error: {one_line(team.error)}")
+    lines = [f"team {team.team_name} ({team.team_id}): {', '.join(parts)}"]
+    for r in team.rounds:
+        state = "" if r.status == "completed" else f" [{r.status}]"
+        final = " (final)" if r.is_final else ""
+        lines.append(f"  round {r.round_number}: {score_text(r.score)}/100{final}{state}")
+        if r.error:
+            lines.append(f"    error: {one_line(r.error)}")
+        if r.metrics:
+            metric_rows = [[name, score_text(m.score), one_line(m.comment)] for name, m in r.metrics.items()]
             lines += columns([["metric", "score", "comment"], *metric_rows], indent="    ")
-        members = r["members"]
-        lines.append(f"    judgment: {one_line(judgment_text(r['judgment']))}")
-        lines.append(f"    members: {members['succeeded']} succeeded, {members['failed']} failed")
+        lines.append(f"    judgment: {one_line(judgment_text(r.judgment))}")
+        lines.append(f"    members: {r.members.succeeded} succeeded, {r.members.failed} failed")
     return lines
 
 
-def show_lines(doc: Doc) -> list[str]:
-    prompt_lines = doc["user_prompt"].splitlines() or [""]
+def show_lines(view: ExecutionView) -> list[str]:
+    view = without_controls(view)
+    prompt_lines = view.user_prompt.splitlines() or [""]
     lines = [
-        f"execution {doc['execution_id']}: {doc['status']}{stop_text(doc)}",
+        f"execution {view.execution_id}: {view.status}{stop_text(view)}",
         f"prompt: {prompt_lines[0]}",
         *(f"  {line}" for line in prompt_lines[1:]),
-        f"started {_when(doc['started_at'])} UTC, duration {doc['duration_seconds']:.1f} s, "
-        f"{doc['rounds_run']} round(s)",
+        f"started {_when(view.started_at)} UTC, duration {view.duration_seconds:.1f} s, "
+        f"{view.rounds_run} round(s)",
         "",
         "leaderboard",
     ]
-    if doc["leaderboard"]:
-        ranked = [[str(v) for v in row] for row in leaderboard_rows(doc["leaderboard"])]
+    if view.leaderboard:
+        ranked = [[str(v) for v in row] for row in leaderboard_rows(view.leaderboard)]
         lines += columns([["#", "team", "best score", "rounds"], *ranked], indent="  ")
     else:
         lines.append("  no team has completed a round")
-    for team in doc["teams"]:
+    for team in view.teams:
         lines += ["", *_team_lines(team)]
-    best = doc["best"]
+    best = view.best
     lines.append("")
     if best:
         lines += [
-            f"winning submission: {best['team_name']} ({best['team_id']}), round {best['round_number']}, "
-            f"score {score_text(best['score'])}/100",
-            best["content"],
+            f"winning submission: {best.team_name} ({best.team_id}), round {best.round_number}, "
+            f"score {score_text(best.score)}/100",
+            best.content,
         ]
     else:
         lines.append("no winning submission")
-    lines += ["", f"usage: {usage_text(doc['usage'])}"]
+    lines += ["", f"usage: {usage_text(view.usage)}"]
     site_rows = [
-        [site, str(u["requests"]), str(u["input_tokens"]), str(u["output_tokens"])]
-        for site, u in doc["usage_by_site"].items()
+        [site, str(u.requests), str(u.input_tokens), str(u.output_tokens)]
+        for site, u in view.usage_by_site.items()
     ]
     if site_rows:
         lines += columns([["site", "requests", "input tokens", "output tokens"], *site_rows], indent="  ")
@@ -202,7 +201,7 @@ def runs_list(
     db = _db_path(workspace)
     entries = asyncio.run(_list(db, limit)) if db.exists() else []
     if output_format == "json":
-        print_json(entries)
+        print_json([e.model_dump(mode="json") for e in entries])
     elif not entries:
         typer.echo(f"no executions yet in {db.parent} (run 'mixseek exec')")
     else:
@@ -218,12 +217,12 @@ def runs_show(
 ) -> None:
     """One execution: leaderboard, every team's rounds with scores and judgments, the winner, usage."""
     check_output_format(output_format)
-    doc = asyncio.run(_document("show", _db_path(workspace), execution_id, full=False))
+    view = asyncio.run(_view("show", _db_path(workspace), execution_id))
     if output_format == "json":
-        print_json(doc)
+        print_json(view.document(details=False))
     else:
-        lines = show_lines(strip_controls_in(doc))
-        if doc["status"] == "interrupted":
+        lines = show_lines(view)
+        if view.status == "interrupted":
             lines.insert(1, f"resume with: {resume_command(execution_id, workspace)}")
         _echo(lines)
 
@@ -258,8 +257,8 @@ def runs_export(
         raise MixseekError(f"--format: must be 'json' or 'markdown'{got}")
     if output is not None and output.exists() and not force:
         raise MixseekError(f"--output: {output} already exists (pass --force to overwrite)")
-    doc: dict[str, Any] = asyncio.run(_document("export", _db_path(workspace), execution_id, full=True))
-    text = json_text(doc) + "\n" if export_format == "json" else markdown_report(doc)
+    view = asyncio.run(_view("export", _db_path(workspace), execution_id))
+    text = json_text(view.document()) + "\n" if export_format == "json" else markdown_report(view)
     if output is None:
         typer.echo(text, nl=False)
         return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.panel import Panel
@@ -9,20 +11,20 @@ from rich.table import Table
 from rich.text import Text
 
 from mixseek.orchestrator.models import ExecutionSummary
+from mixseek.storage.views import RankingEntry
 from mixseek.text_safety import strip_controls_in
 
 
-def leaderboard_table(ranking: list[dict[str, object]]) -> Table:
+def leaderboard_table(ranking: Sequence[RankingEntry]) -> Table:
     table = Table(title="leaderboard", title_justify="left")
     for column in ("#", "team", "best score", "rounds"):
         table.add_column(column)
     for position, entry in enumerate(ranking, start=1):
-        score = entry.get("max_score")
         table.add_row(
             str(position),
-            escape(f"{entry.get('team_name')} ({entry.get('team_id')})"),
-            f"{score:.2f}" if isinstance(score, int | float) else "",
-            str(entry.get("total_rounds")),
+            escape(f"{entry.team_name} ({entry.team_id})"),
+            f"{entry.max_score:.2f}",
+            str(entry.total_rounds),
         )
     return table
 
@@ -70,8 +72,8 @@ def print_summary(console: Console, summary: ExecutionSummary) -> None:
     console.print(
         f"execution {summary.execution_id}: {summary.status} ({summary.stop_reason}"
         f"{': ' + escape(summary.stop_detail) if summary.stop_detail else ''}) — "
-        f"{summary.rounds_run} round(s), {usage.get('requests', 0)} requests, "
-        f"{usage.get('input_tokens', 0)} input + {usage.get('output_tokens', 0)} output tokens{cost}, "
+        f"{summary.rounds_run} round(s), {usage.requests} requests, "
+        f"{usage.input_tokens} input + {usage.output_tokens} output tokens{cost}, "
         f"{summary.duration_seconds:.1f} s"
     )
     for reason in summary.degraded_reasons:

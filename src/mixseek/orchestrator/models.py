@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from mixseek.storage.models import LeaderBoardRow, RoundStatusRecord
+from mixseek.storage.models import ExecutionStatus, FinalStatus, RoundStatusRecord, StopReason
+from mixseek.storage.views import BestSubmission, RankingEntry, TeamStanding, UsageTotals
 
-ExecutionStatus = Literal["completed", "partial_failure", "failed", "interrupted"]
-StopReason = Literal["finished", "budget", "execution_timeout", "interrupted"]
+__all__ = [
+    "EXIT_CODES",
+    "BestSubmission",
+    "ExecutionStatus",
+    "ExecutionSummary",
+    "FinalStatus",
+    "StopReason",
+    "TeamSummary",
+    "degraded_reasons",
+]
 
 EXIT_CODES: dict[str, int] = {
     "completed": 0,
@@ -43,54 +52,25 @@ def degraded_reasons(statuses: Iterable[RoundStatusRecord]) -> list[str]:
     return [f"{failed} of {len(judged)} judgments failed"]
 
 
-class TeamSummary(BaseModel):
-    team_id: str
-    team_name: str
+class TeamSummary(TeamStanding):
+    """How a team ended, as the orchestrator reports it (a stop by judgment is `completed`,
+    with its `exit_reason`)."""
+
     status: Literal["completed", "failed", "stopped"]
-    rounds_completed: int
-    best_round: int | None = None
-    best_score: float | None = None
-    exit_reason: str | None = None
-    error: str | None = None
-
-
-class BestSubmission(BaseModel):
-    team_id: str
-    team_name: str
-    round_number: int
-    score: float
-    content: str
-
-    @classmethod
-    def from_board(cls, ranking: list[dict[str, Any]], rows: list[LeaderBoardRow]) -> BestSubmission | None:
-        """The ranking's top team's best round (its best score, the later round on a tie)."""
-        if not ranking:
-            return None
-        candidates = [r for r in rows if r.team_id == ranking[0]["team_id"]]
-        if not candidates:
-            return None
-        row = max(candidates, key=lambda r: (r.evaluation_score, r.round_number))
-        return cls(
-            team_id=row.team_id,
-            team_name=row.team_name,
-            round_number=row.round_number,
-            score=row.evaluation_score,
-            content=row.submission_content,
-        )
 
 
 class ExecutionSummary(BaseModel):
     execution_id: str
     user_prompt: str
-    status: ExecutionStatus
+    status: FinalStatus
     stop_reason: StopReason
     stop_detail: str | None = None
     best: BestSubmission | None = None
-    leaderboard: list[dict[str, Any]] = Field(default_factory=list)
+    leaderboard: list[RankingEntry] = Field(default_factory=list)
     teams: list[TeamSummary] = Field(default_factory=list)
     rounds_run: int = 0
-    usage: dict[str, Any] = Field(default_factory=dict)
-    usage_by_site: dict[str, Any] = Field(default_factory=dict)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    usage_by_site: dict[str, UsageTotals] = Field(default_factory=dict)
     cost_usd: float | None = None
     duration_seconds: float = 0.0
     degraded_reasons: list[str] = Field(default_factory=list)

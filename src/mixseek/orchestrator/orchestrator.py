@@ -35,7 +35,19 @@ from mixseek.llm import wrap_models
 from mixseek.llm.governor import Budget, Governor, ModelLimit
 from mixseek.llm.retrying import RetryTiming, retry_timing
 from mixseek.llm.usage import usage_from_dict
-from mixseek.orchestrator.events import Event, EventBus, EventKind, EventSink
+from mixseek.orchestrator.events import (
+    EventBus,
+    EventSink,
+    ExecutionFinished,
+    ExecutionResumed,
+    ExecutionStarted,
+    ExecutionStopping,
+    RoundStarted,
+    TeamDecided,
+    TeamRoundFinished,
+    TeamRoundStarted,
+    UsageUpdated,
+)
 from mixseek.orchestrator.models import (
     BestSubmission,
     ExecutionSummary,
@@ -143,8 +155,10 @@ class Orchestrator:
         # created inside the ownership: a Ctrl-C while the row is written still leaves it interrupted
         async with self._ownership(execution_id, owner):
             await self.store.create_execution(execution_id, user_prompt, self.config_snapshot(), owner=owner)
-            self._emit(
-                "execution_started", execution_id, teams=list(self.teams), max_rounds=self.settings.max_rounds
+            self.events.emit(
+                ExecutionStarted(
+                    execution_id=execution_id, teams=list(self.teams), max_rounds=self.settings.max_rounds
+                )
             )
             summary = await self._drive(execution_id, user_prompt)
         return summary
@@ -167,7 +181,7 @@ class Orchestrator:
                 raise MixseekError(f"--resume: {exc}") from None
             spent = await self.store.get_usage_totals(execution_id)
             self.governor.ledger.preload(usage_from_dict(spent.model_dump()))
-            self._emit("execution_resumed", execution_id, config_changed=changed or None)
+            self.events.emit(ExecutionResumed(execution_id=execution_id, config_changed=changed or None))
             summary = await self._drive(execution_id, record.user_prompt)
         return summary
 
@@ -219,16 +233,6 @@ class Orchestrator:
 
     # -- the round loop -------------------------------------------------------
 
-    def _emit(
-        self,
-        kind: EventKind,
-        execution_id: str,
-        team_id: str | None = None,
-        round_number: int | None = None,
-        **data: object,
-    ) -> None:
-        self.events.emit(Event(kind, execution_id, team_id, round_number, data))
-
     def _controller(self, execution_id: str, user_prompt: str, team_id: str) -> RoundController:
         return RoundController(
             execution_id=execution_id,
@@ -278,6 +282,7 @@ class Orchestrator:
                     stop = await self._play_round(
                         execution_id, round_number, alive, controllers, progress, slots, boards
                     )
+                    await self._report_usage(execution_id, round_number)
                     if stop[0] != "finished":
                         break
         except TimeoutError:
@@ -320,24 +325,31 @@ class Orchestrator:
             exceeded = self.governor.ledger.exceeded(self.governor.budget)
             if exceeded is not None:
                 return "budget", str(exceeded)
-            self._emit("round_started", execution_id, round_number=round_number, teams=pending)
+            self.events.emit(
+                RoundStarted(execution_id=execution_id, round_number=round_number, teams=pending)
+            )
             before = await self._snapshot(execution_id, round_number - 1, boards)
             await self.store.mark_rounds_started(execution_id, round_number, pending)
 
             async def play(team_id: str) -> RoundOutcome:
                 async with slots:
-                    self._emit("team_round_started", execution_id, team_id, round_number)
+                    self.events.emit(
+                        TeamRoundStarted(
+                            execution_id=execution_id, team_id=team_id, round_number=round_number
+                        )
+                    )
                     outcome = await controllers[team_id].run_team_round(round_number, snapshot=before)
-                    self._emit(
-                        "team_round_finished",
-                        execution_id,
-                        team_id,
-                        round_number,
-                        status=outcome.status,
-                        score=outcome.score,
-                        error=outcome.error,
-                        tokens=outcome.tokens,
-                        elapsed=round(outcome.elapsed_seconds, 3),
+                    self.events.emit(
+                        TeamRoundFinished(
+                            execution_id=execution_id,
+                            team_id=team_id,
+                            round_number=round_number,
+                            status=outcome.status,
+                            score=outcome.score,
+                            error=outcome.error,
+                            tokens=outcome.tokens,
+                            elapsed=round(outcome.elapsed_seconds, 3),
+                        )
                     )
                     return outcome
 
@@ -370,15 +382,16 @@ class Orchestrator:
                     snapshot=after,
                 )
                 await controllers[team_id].record_decision(round_number, decision)
-                self._emit(
-                    "team_decided",
-                    execution_id,
-                    team_id,
-                    round_number,
-                    should_continue=decision.should_continue,
-                    reason=decision.reason,
-                    confidence=decision.confidence,
-                    reasoning=decision.reasoning,
+                self.events.emit(
+                    TeamDecided(
+                        execution_id=execution_id,
+                        team_id=team_id,
+                        round_number=round_number,
+                        should_continue=decision.should_continue,
+                        reason=decision.reason,
+                        confidence=decision.confidence,
+                        reasoning=decision.reasoning,
+                    )
                 )
                 return team_id, decision
 
@@ -412,6 +425,12 @@ class Orchestrator:
     async def _flush_usage(self, execution_id: str) -> None:
         await self.store.record_model_calls(execution_id, self.governor.ledger.take_unsaved_rows())
 
+    async def _report_usage(self, execution_id: str, round_number: int) -> None:
+        """Tell what the execution has spent, as stored, once a round and its decisions are."""
+        await self._flush_usage(execution_id)
+        usage = await self.store.get_usage_totals(execution_id)
+        self.events.emit(UsageUpdated(execution_id=execution_id, round_number=round_number, usage=usage))
+
     async def _finish(
         self,
         execution_id: str,
@@ -421,7 +440,7 @@ class Orchestrator:
         rounds_run: int,
         started: float,
     ) -> ExecutionSummary:
-        self._emit("execution_stopping", execution_id, reason=stop[0], detail=stop[1])
+        self.events.emit(ExecutionStopping(execution_id=execution_id, reason=stop[0], detail=stop[1]))
         best_rounds = {t: team.best_round() for t, team in progress.items() if team.completed}
         # all at once: the store writes them in one transaction
         await asyncio.gather(*(self.store.mark_final(execution_id, t, r) for t, r in best_rounds.items()))
@@ -475,11 +494,12 @@ class Orchestrator:
         await self.store.finish_execution(
             execution_id, status, summary.model_dump(mode="json"), owner=self._owner
         )
-        self._emit(
-            "execution_finished",
-            execution_id,
-            status=status,
-            best_team=best.team_id if best else None,
-            best_score=best.score if best else None,
+        self.events.emit(
+            ExecutionFinished(
+                execution_id=execution_id,
+                status=status,
+                best_team=best.team_id if best else None,
+                best_score=best.score if best else None,
+            )
         )
         return summary

@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 import duckdb
 from pydantic_core import to_json
 
-from mixseek.storage import _sql as sql
+import mixseek.storage._sql as sql
 from mixseek.storage._write_queue import WriteKind
 from mixseek.storage.errors import RecordNotFoundError
 from mixseek.storage.models import RoundRecord, as_utc

@@ -197,3 +197,34 @@ def usage_query(
     if group_by:
         query += f" GROUP BY {group_by} ORDER BY {group_by}"
     return query, params
+
+
+# -- the read model (see `read_model`) ---------------------------------------------------
+
+# Member answers of every scored round (round_history without its message history, which can be large).
+MEMBER_RECORDS = (
+    "SELECT team_id, round_number, member_submissions_record FROM round_history WHERE execution_id = ?"
+)
+
+# An execution's usage in total (both groupings NULL), per call site and per model, in one scan.
+USAGE_BREAKDOWN = """
+SELECT site, model, grouping(site) AS all_sites, grouping(model) AS all_models,
+       sum(requests) AS requests, sum(input_tokens) AS input_tokens,
+       sum(output_tokens) AS output_tokens, sum(cost) AS cost
+FROM model_calls WHERE execution_id = ?
+GROUP BY GROUPING SETS ((), (site), (model))
+ORDER BY site, model
+"""
+
+_LISTED = "execution_id IN (SELECT unnest(?::VARCHAR[]))"
+
+# Of each listed execution: the top team of the ranking, the last round started, the tokens spent.
+LISTED_LEADERS = f"""
+SELECT execution_id, team_id, max_score FROM team_standings WHERE {_LISTED}
+QUALIFY row_number() OVER (PARTITION BY execution_id {_RANKING_ORDER}) = 1
+"""
+LISTED_LAST_ROUNDS = f"SELECT execution_id, max(round_number) FROM round_status WHERE {_LISTED} GROUP BY ALL"
+LISTED_TOKENS = (
+    "SELECT execution_id, coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) "
+    f"FROM model_calls WHERE {_LISTED} GROUP BY ALL"
+)

@@ -21,20 +21,20 @@ usual case under the round barrier), else the direct aggregate.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Self, TypeVar
 
 import duckdb
 
+import mixseek.storage._rows as _rows
+import mixseek.storage._sql as sql
 from mixseek.config.workspace import WORKSPACE_ENV, Workspace
 from mixseek.errors import ConfigError
-from mixseek.round_controller.models import RoundState
-from mixseek.storage import _sql as sql
+from mixseek.round_state import RoundState
 from mixseek.storage._connection import Connector
 from mixseek.storage._round_writes import (
     CALL,
@@ -50,7 +50,7 @@ from mixseek.storage._round_writes import (
 )
 from mixseek.storage._write_queue import WriteKind, WriteQueue
 from mixseek.storage.errors import RecordNotFoundError, StorageError, StoreBusyError
-from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner, owner_alive
+from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner
 from mixseek.storage.models import (
     ExecutionLease,
     ExecutionRecord,
@@ -61,8 +61,10 @@ from mixseek.storage.models import (
     RoundStatusRecord,
     as_utc,
 )
+from mixseek.storage.read_model import list_overviews, read_execution, usage_totals
 from mixseek.storage.retry import RetryPolicy, is_transient
 from mixseek.storage.schema import EXECUTION_STATUSES
+from mixseek.storage.views import ExecutionOverview, ExecutionView, RankingEntry, UsageTotals
 
 T = TypeVar("T")
 Conn = duckdb.DuckDBPyConnection
@@ -78,16 +80,8 @@ def default_db_path() -> Path:
     return Workspace(Path(workspace)).db_path
 
 
-def _load(value: str | None) -> Any:
-    return None if value is None else json.loads(value)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 def _utc_or_now(value: datetime | None) -> datetime:
-    return as_utc(value) if value is not None else _now()
+    return as_utc(value) if value is not None else _rows.now()
 
 
 def _update(
@@ -104,12 +98,6 @@ def _update(
         raise RecordNotFoundError(missing)
 
 
-def _dicts(conn: Conn, query: str, params: Sequence[object]) -> list[dict[str, Any]]:
-    cursor = conn.execute(query, list(params))
-    names = [column[0] for column in cursor.description or ()]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
 def _round_state(row: tuple[Any, ...]) -> RoundState:
     """A row of the submission-history queries (round, content, score, details, feedback, start, end)."""
     number, content, score, details, feedback, started, ended = row
@@ -117,22 +105,11 @@ def _round_state(row: tuple[Any, ...]) -> RoundState:
         round_number=number,
         submission_content=content,
         evaluation_score=score,
-        score_details=_load(details) or {},
+        score_details=_rows.load(details) or {},
         evaluation_feedback=feedback,
         round_started_at=started,
         round_ended_at=ended,
     )
-
-
-def _usage_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    usage: dict[str, Any] = {
-        "requests": int(row.get("requests") or 0),
-        "input_tokens": int(row.get("input_tokens") or 0),
-        "output_tokens": int(row.get("output_tokens") or 0),
-    }
-    if row.get("cost") is not None:
-        usage["cost"] = float(row["cost"])
-    return usage
 
 
 def _call_rows(execution_id: str, calls: Sequence[Mapping[str, Any]]) -> list[CallRow]:
@@ -148,50 +125,14 @@ def _call_rows(execution_id: str, calls: Sequence[Mapping[str, Any]]) -> list[Ca
             int(c.get("input_tokens", 0)),
             int(c.get("output_tokens", 0)),
             c.get("cost"),
-            as_utc(c["created_at"]) if c.get("created_at") else _now(),
+            as_utc(c["created_at"]) if c.get("created_at") else _rows.now(),
         ]
         for c in calls
     ]
 
 
-def _lease(row: Mapping[str, Any], now: datetime) -> ExecutionLease | None:
-    """The lease columns of `sql.EXECUTIONS_WITH_OWNER` (None without a lease), judged at `now`."""
-    if row["pid"] is None:
-        return None
-    alive = owner_alive(row["pid"], row["host"], row["process_started"], row["heartbeat_at"], now)
-    return ExecutionLease(
-        pid=row["pid"],
-        host=row["host"],
-        process_started=row["process_started"],
-        acquired_at=row["acquired_at"],
-        heartbeat_at=row["heartbeat_at"],
-        alive=alive,
-    )
-
-
-def _execution(row: dict[str, Any]) -> ExecutionRecord:
-    """A row of `sql.EXECUTIONS_WITH_OWNER`: a `running` execution without a living owner
-    reads as interrupted, ended at its last heartbeat or stored model call."""
-    lease = _lease(row, _now())
-    status, ended = row["status"], row["ended_at"]
-    if status == "running" and (lease is None or not lease.alive):
-        status = "interrupted"
-        signs = [lease.heartbeat_at if lease else None, row["last_call_at"], row["started_at"]]
-        ended = max(t for t in signs if t is not None)
-    return ExecutionRecord(
-        execution_id=row["execution_id"],
-        user_prompt=row["user_prompt"],
-        status=status,
-        config=_load(row["config"]) or {},
-        started_at=row["started_at"],
-        ended_at=ended,
-        summary=_load(row["summary"]),
-        owner=lease,
-    )
-
-
 def _insert_lease(conn: Conn, execution_id: str, owner: ExecutionOwner) -> None:
-    now = _now()
+    now = _rows.now()
     conn.execute("DELETE FROM execution_leases WHERE execution_id = ?", [execution_id])
     conn.execute(
         f"INSERT INTO execution_leases ({sql.LEASE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -206,12 +147,12 @@ def _holds(conn: Conn, execution_id: str, owner: ExecutionOwner) -> bool:
 
 def _live_other_owner(conn: Conn, execution_id: str, owner: ExecutionOwner) -> ExecutionLease | None:
     """The lease of the execution if a living process other than `owner` holds it."""
-    rows = _dicts(conn, f"{sql.EXECUTIONS_WITH_OWNER} WHERE e.execution_id = ?", [execution_id])
-    if not rows:
+    found = _rows.dicts(conn, f"{sql.EXECUTIONS_WITH_OWNER} WHERE e.execution_id = ?", [execution_id])
+    if not found:
         raise RecordNotFoundError(f"no execution {execution_id!r}")
     if _holds(conn, execution_id, owner):
         return None
-    lease = _execution(rows[0]).owner
+    lease = _rows.execution(found[0]).owner
     return lease if lease is not None and lease.alive else None
 
 
@@ -249,6 +190,11 @@ class AggregationStore:
     @property
     def db_path(self) -> Path:
         return self._connector.path
+
+    @property
+    def location(self) -> str:
+        """Where the store keeps its data, for messages: the database file."""
+        return str(self._connector.path)
 
     @property
     def read_only(self) -> bool:
@@ -332,7 +278,7 @@ class AggregationStore:
             conn.execute(
                 "INSERT INTO executions (execution_id, user_prompt, status, config, started_at) "
                 "VALUES (?, ?, 'running', ?, ?)",
-                [execution_id, user_prompt, json_text(config), _now()],
+                [execution_id, user_prompt, json_text(config), _rows.now()],
             )
             _insert_lease(conn, execution_id, owner)
 
@@ -370,7 +316,7 @@ class AggregationStore:
                 conn.execute(
                     "UPDATE execution_leases SET heartbeat_at = ? WHERE execution_id = ? AND owner_token = ? "
                     "RETURNING execution_id",
-                    [_now(), execution_id, owner.token],
+                    [_rows.now(), execution_id, owner.token],
                 ).fetchall()
             )
 
@@ -391,19 +337,19 @@ class AggregationStore:
 
     async def get_usage_totals(
         self, execution_id: str, *, team_id: str | None = None, round_number: int | None = None
-    ) -> dict[str, Any]:
+    ) -> UsageTotals:
         """Summed usage of an execution (or of one team, or one team round)."""
         query, params = sql.usage_query("", execution_id, team_id, round_number)
-        rows = await self._call(lambda conn: _dicts(conn, query, params), write=False)
-        return _usage_row(rows[0]) if rows else _usage_row({})
+        rows = await self._call(lambda conn: _rows.dicts(conn, query, params), write=False)
+        return usage_totals(rows[0]) if rows else UsageTotals()
 
     async def get_usage_by_site(
         self, execution_id: str, *, team_id: str | None = None, round_number: int | None = None
-    ) -> dict[str, dict[str, Any]]:
+    ) -> dict[str, UsageTotals]:
         """Summed usage per call site, e.g. "member 'analyst' of team 'alpha'"."""
         query, params = sql.usage_query("site", execution_id, team_id, round_number)
-        rows = await self._call(lambda conn: _dicts(conn, query, params), write=False)
-        return {row["site"]: _usage_row(row) for row in rows}
+        rows = await self._call(lambda conn: _rows.dicts(conn, query, params), write=False)
+        return {row["site"]: usage_totals(row) for row in rows}
 
     async def finish_execution(
         self,
@@ -442,14 +388,24 @@ class AggregationStore:
     async def get_execution(self, execution_id: str) -> ExecutionRecord | None:
         """The execution as readers should see it (see `ExecutionRecord`)."""
         query = f"{sql.EXECUTIONS_WITH_OWNER} WHERE e.execution_id = ?"
-        rows = await self._call(lambda conn: _dicts(conn, query, [execution_id]), write=False)
-        return _execution(rows[0]) if rows else None
+        rows = await self._call(lambda conn: _rows.dicts(conn, query, [execution_id]), write=False)
+        return _rows.execution(rows[0]) if rows else None
 
     async def list_executions(self, limit: int = 50) -> list[ExecutionRecord]:
         """The most recently started executions first."""
         query = f"{sql.EXECUTIONS_WITH_OWNER} ORDER BY e.started_at DESC, e.execution_id DESC LIMIT ?"
-        rows = await self._call(lambda conn: _dicts(conn, query, [limit]), write=False)
-        return [_execution(row) for row in rows]
+        rows = await self._call(lambda conn: _rows.dicts(conn, query, [limit]), write=False)
+        return [_rows.execution(row) for row in rows]
+
+    # -- the read model (see `storage.views`) -----------------------------------------
+
+    async def get_execution_view(self, execution_id: str) -> ExecutionView | None:
+        """Everything stored about one execution, as one consistent snapshot; None if unknown."""
+        return await self._call(lambda conn: read_execution(conn, execution_id), write=False)
+
+    async def list_execution_overviews(self, limit: int = 50) -> list[ExecutionOverview]:
+        """The most recently started executions first, one listing line each."""
+        return await self._call(lambda conn: list_overviews(conn, limit), write=False)
 
     # -- rounds ---------------------------------------------------------------
 
@@ -474,7 +430,7 @@ class AggregationStore:
         self, execution_id: str, round_number: int, team_ids: Sequence[str]
     ) -> None:
         """`mark_round_started` for several teams in one transaction (a round's start)."""
-        started = _now()
+        started = _rows.now()
         rows: list[RoundStatusRow] = [
             (execution_id, team_id, round_number, "running", started, None, None) for team_id in team_ids
         ]
@@ -552,30 +508,20 @@ class AggregationStore:
 
     # -- reads ----------------------------------------------------------------
 
-    async def get_leader_board_ranking(
-        self, execution_id: str, *, max_round: int | None = None
-    ) -> list[dict[str, Any]]:
+    async def get_ranking(self, execution_id: str, *, max_round: int | None = None) -> list[RankingEntry]:
         """One entry per team with rounds on the board, best first.
 
         Order: `max_score` descending; on equal scores the team whose best
-        score came in the later round; then `team_id`. Entries are
-        `{"team_id", "team_name", "max_score", "total_rounds"}`. With
-        `max_round`, only rounds up to it count (a round-barrier snapshot).
+        score came in the later round; then `team_id`. With `max_round`, only
+        rounds up to it count (a round-barrier snapshot).
         """
+        return await self._call(lambda conn: _rows.ranking(conn, execution_id, max_round), write=False)
 
-        def work(conn: Conn) -> list[tuple[Any, ...]]:
-            rows = conn.execute(sql.RANKING, [execution_id]).fetchall()
-            if max_round is not None and any(row[4] > max_round for row in rows):
-                # Later rounds are on the board already: aggregate the earlier ones. The
-                # answer comes from this one query alone, so it is one consistent snapshot.
-                rows = conn.execute(sql.RANKING_UP_TO_ROUND, [execution_id, max_round]).fetchall()
-            return rows
-
-        rows = await self._call(work, write=False)
-        return [
-            {"team_id": team_id, "team_name": name, "max_score": float(score), "total_rounds": int(rounds)}
-            for team_id, name, score, rounds, _ in rows
-        ]
+    async def get_leader_board_ranking(
+        self, execution_id: str, *, max_round: int | None = None
+    ) -> list[dict[str, Any]]:
+        """`get_ranking` as the seeds' dicts: `{"team_id", "team_name", "max_score", "total_rounds"}`."""
+        return await self._call(lambda conn: _rows.ranking_dicts(conn, execution_id, max_round), write=False)
 
     async def get_team_submission_history(
         self, execution_id: str, team_id: str, *, before_round: int | None = None
@@ -618,37 +564,18 @@ class AggregationStore:
             "SELECT id, execution_id, team_id, team_name, round_number, message_history, "
             f"member_submissions_record, created_at FROM round_history {where}"
         )
-        rows = await self._call(lambda conn: _dicts(conn, query, params), write=False)
+        rows = await self._call(lambda conn: _rows.dicts(conn, query, params), write=False)
         return [
             RoundHistoryRecord(
-                **{**row, "member_submissions_record": _load(row["member_submissions_record"])}
+                **{**row, "member_submissions_record": _rows.load(row["member_submissions_record"])}
             )
             for row in rows
         ]
 
     async def get_leader_board(self, execution_id: str) -> list[LeaderBoardRow]:
         """Every leader_board row of the execution, by round number then team_id."""
-        query = (
-            f"SELECT {sql.LEADER_BOARD_COLUMNS} FROM leader_board WHERE execution_id = ? "
-            "ORDER BY round_number, team_id"
-        )
-        rows = await self._call(lambda conn: _dicts(conn, query, [execution_id]), write=False)
-        return [
-            LeaderBoardRow(
-                **{
-                    **row,
-                    "score_details": _load(row["score_details"]) or {},
-                    "usage_info": _load(row["usage_info"]),
-                }
-            )
-            for row in rows
-        ]
+        return await self._call(lambda conn: _rows.leader_board(conn, execution_id), write=False)
 
     async def get_round_statuses(self, execution_id: str) -> list[RoundStatusRecord]:
         """Every round_status row of the execution, by round number then team_id."""
-        query = (
-            f"SELECT {sql.ROUND_STATUS_COLUMNS} FROM round_status WHERE execution_id = ? "
-            "ORDER BY round_number, team_id"
-        )
-        rows = await self._call(lambda conn: _dicts(conn, query, [execution_id]), write=False)
-        return [RoundStatusRecord(**row) for row in rows]
+        return await self._call(lambda conn: _rows.round_statuses(conn, execution_id), write=False)

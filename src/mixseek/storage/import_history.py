@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import duckdb
 
-from mixseek.storage import _sql as sql
+import mixseek.storage._sql as sql
 from mixseek.storage._connection import Connector
 from mixseek.storage._round_writes import SAVE_ROUND, Paid, json_text
 from mixseek.storage.models import RoundRecord, as_utc

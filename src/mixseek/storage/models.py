@@ -12,7 +12,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-ExecutionStatus = Literal["running", "completed", "partial_failure", "failed", "interrupted"]
+FinalStatus = Literal["completed", "partial_failure", "failed", "interrupted"]
+"""How an execution ended: what the orchestrator writes at the end (and `mixseek exec` exits with)."""
+ExecutionStatus = Literal["running", FinalStatus]
+"""An execution's status as stored and read (the one definition; others import it from here)."""
+StopReason = Literal["finished", "budget", "execution_timeout", "interrupted"]
+"""Why the round loop stopped (stored in an execution's summary)."""
 RoundStatusValue = Literal["running", "completed", "failed", "timeout"]
 
 
