@@ -1,5 +1,5 @@
 """`python -m mixseek.cli`, the same as the `mixseek` command."""
 
-from mixseek.cli.app import main
+from mixseek.cli.entry import main
 
 main()

@@ -1,4 +1,9 @@
-"""Turning user-fixable failures into one line on stderr and exit code 2."""
+"""Turning user-fixable failures into one line on stderr and exit code 2.
+
+Besides mixseek's own errors, a file the system refuses (permissions, a
+read-only or full disk, a directory where a file should be) is the user's
+to fix too: `OSError`s that name a file are reported the same way.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,11 @@ def report(message: str) -> None:
     stderr_console().print(f"error: {escape(message)}")
 
 
+def describe_os_error(exc: OSError) -> str:
+    """`<file>: <reason>`, e.g. `/ws/logs: Read-only file system`."""
+    return f"{exc.filename}: {exc.strerror or exc}"
+
+
 def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Run a command body; bad input becomes one line and exit code 2, never a traceback."""
 
@@ -41,6 +51,11 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(EXIT_FAILURE) from None
         except (MixseekError, TemplateError, AgentRunError, UserError) as exc:
             report(str(exc))
+            raise typer.Exit(EXIT_FAILURE) from None
+        except OSError as exc:
+            if exc.filename is None or isinstance(exc, BrokenPipeError):
+                raise
+            report(describe_os_error(exc))
             raise typer.Exit(EXIT_FAILURE) from None
 
     return wrapper

@@ -1,51 +1,73 @@
-"""`mixseek exec`: run every team over rounds, or resume an interrupted execution."""
+"""`mixseek exec`: run every team over rounds, or resume an interrupted execution.
+
+However it stops early — Ctrl-C at any moment, or a store that fails under it
+(a full disk) — it ends with one line that says what became of the execution
+(none was started; it can be resumed, with the command; it had ended already),
+exit code 130 for an interrupt and 2 for a store failure. Marking the
+execution interrupted is the orchestrator's job; this reads the store after.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
 from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import Annotated
 
+import duckdb
 import typer
+from pythonjsonlogger.json import JsonFormatter
 
 from mixseek.cli.console import stderr_console, stdout_console
-from mixseek.cli.errors import EXIT_FAILURE, cli_errors
+from mixseek.cli.entry import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.live_view import LiveView
-from mixseek.cli.options import OrchestratorOption, OutputFormatOption, WorkspaceOption
+from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
+from mixseek.cli.prompt_input import given_text
 from mixseek.cli.render import check_output_format, print_json
 from mixseek.cli.summary_view import print_summary
-from mixseek.config.bundle import load_execution_config
+from mixseek.config.bundle import ExecutionConfig, load_execution_config
 from mixseek.config.workspace import Workspace, resolve_workspace
 from mixseek.errors import MixseekError
 from mixseek.orchestrator.events import EventSink, JsonlFileSink, LogLineSink
-from mixseek.orchestrator.models import EXIT_CODES
-from mixseek.orchestrator.orchestrator import Orchestrator, new_execution_id
-from mixseek.orchestrator.preflight import preflight
+from mixseek.orchestrator.models import ExecutionSummary
+from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES, Orchestrator, new_execution_id
+from mixseek.orchestrator.preflight import preflight, reference_problems
+from mixseek.redaction import RedactingFormatter
+from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.storage.errors import StorageError
+from mixseek.storage.health import check_store
 
 
-class _JsonLogFormatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        data = {
-            "at": self.formatTime(record),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        if record.exc_info:
-            data["exception"] = self.formatException(record.exc_info)
-        return json.dumps(data, ensure_ascii=False)
+def _json_log_formatter() -> logging.Formatter:
+    """One JSON object a line: at, level, logger, message, exception, and the `extra=` fields."""
+    return JsonFormatter(
+        "{asctime}{levelname}{name}{message}",
+        style="{",
+        rename_fields={"asctime": "at", "levelname": "level", "name": "logger", "exc_info": "exception"},
+        json_ensure_ascii=False,
+    )
+
+
+class _LogFileHandler(logging.FileHandler):
+    """logs/mixseek.log. A line that cannot be written (a full disk) is dropped quietly: the
+    default prints a traceback on stderr for every such line, burying the one error that matters."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        return
 
 
 def _file_logging(workspace: Workspace, log_format: str) -> logging.Handler:
     workspace.logs.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(workspace.logs / "mixseek.log", encoding="utf-8")
+    handler = _LogFileHandler(workspace.logs / "mixseek.log", encoding="utf-8")
     handler.setFormatter(
-        _JsonLogFormatter()
-        if log_format == "json"
-        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        RedactingFormatter(
+            _json_log_formatter()
+            if log_format == "json"
+            else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        )
     )
     root = logging.getLogger("mixseek")
     root.setLevel(logging.INFO)
@@ -58,6 +80,7 @@ def exec_command(
     prompt: Annotated[
         str | None, typer.Argument(help="The task every team works on.", show_default=False)
     ] = None,
+    prompt_file: PromptFileOption = None,
     config: OrchestratorOption = None,
     workspace: WorkspaceOption = None,
     output_format: OutputFormatOption = "text",
@@ -72,59 +95,114 @@ def exec_command(
     """Run all teams on PROMPT for up to max_rounds rounds; the best submission wins."""
     check_output_format(output_format)
     check_output_format(log_format, "--log-format")
+    prompt = given_text(prompt, prompt_file, name="PROMPT", option="--prompt-file")
     if resume is None and (prompt is None or not prompt.strip()):
-        raise MixseekError("PROMPT: give the task as an argument (or --resume EXECUTION_ID)")
+        raise MixseekError(
+            "PROMPT: give the task as an argument or with --prompt-file (or --resume EXECUTION_ID)"
+        )
     if resume is not None and prompt is not None:
         raise MixseekError("PROMPT: not allowed with --resume (the execution keeps its prompt)")
     ws = resolve_workspace(workspace)
-    loaded = load_execution_config(ws, config)
-    if dry_run:
-        problems = asyncio.run(preflight(loaded))
-        err = stderr_console()
+    try:
+        loaded = load_execution_config(ws, config)
+        if dry_run:
+            _dry_run(loaded, output_format)
+            return
+        problems = reference_problems(loaded)  # a mistyped model or plugin: one line each, nothing started
         for problem in problems:
-            err.print(f"error: {problem}", markup=False)
-        team_ids = [e.config.team_id for e in loaded.teams]
-        if output_format == "json":
-            print_json(
-                {"dry_run": "ok" if not problems else "failed", "teams": team_ids, "problems": problems}
-            )
+            report(str(problem))
         if problems:
             raise typer.Exit(EXIT_FAILURE)
-        if output_format == "json":
-            return
-        teams = ", ".join(team_ids)
-        stdout_console().print(
-            f"dry run OK: {len(loaded.teams)} team(s) ({teams}), up to "
-            f"{loaded.orchestrator.value.max_rounds} round(s); no model was called",
-            markup=False,
-        )
-        return
+        # no model is built, let alone called, before the store is known to be readable and writable
+        check_store(ws.db_path)
+    except KeyboardInterrupt:
+        ignore_interrupts()
+        announce_interrupt("interrupted: no execution was started")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     execution_id = resume or new_execution_id()
+    store = AggregationStore(ws.db_path)
+    try:
+        summary = _execute(_Run(loaded, store, execution_id, prompt, resume), output_format, log_format)
+        if output_format == "json":
+            print_json(summary.model_dump(mode="json"))
+        else:
+            print_summary(stdout_console(), summary)
+    except KeyboardInterrupt:
+        ignore_interrupts()
+        announce_interrupt(f"interrupted: {_aftermath(store, ws, execution_id)}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except StorageError as exc:
+        # the store failed under a running execution: say so, and what became of the execution
+        report(f"{exc}; {_aftermath(store, ws, execution_id)}")
+        raise typer.Exit(EXIT_FAILURE) from None
+    raise typer.Exit(summary.exit_code)
+
+
+def _dry_run(loaded: ExecutionConfig, output_format: str) -> None:
+    problems = asyncio.run(preflight(loaded))
+    err = stderr_console()
+    for problem in problems:
+        err.print(f"error: {problem}", markup=False)
+    team_ids = [e.config.team_id for e in loaded.teams]
+    if output_format == "json":
+        print_json({"dry_run": "ok" if not problems else "failed", "teams": team_ids, "problems": problems})
+    if problems:
+        raise typer.Exit(EXIT_FAILURE)
+    if output_format == "json":
+        return
+    teams = ", ".join(team_ids)
+    stdout_console().print(
+        f"dry run OK: {len(loaded.teams)} team(s) ({teams}), up to "
+        f"{loaded.orchestrator.value.max_rounds} round(s); no model was called",
+        markup=False,
+    )
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One execution to run: a new one (`prompt`) or a resumed one (`resume`)."""
+
+    config: ExecutionConfig
+    store: AggregationStore
+    execution_id: str
+    prompt: str | None
+    resume: str | None
+
+
+def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary:
+    """Run the execution with its logs and live view; they are closed before this returns or raises."""
+    ws = run.config.workspace
     interactive = sys.stdout.isatty() and output_format == "text"
     with ExitStack() as stack:
         handler = _file_logging(ws, log_format)
         stack.callback(logging.getLogger("mixseek").removeHandler, handler)
-        sinks: list[EventSink] = [JsonlFileSink(ws.logs / f"{execution_id}.jsonl")]
+        sinks: list[EventSink] = [JsonlFileSink(ws.logs / f"{run.execution_id}.jsonl")]
         if interactive:
-            live = stack.enter_context(LiveView(stdout_console(), loaded.orchestrator.value.max_rounds))
+            live = stack.enter_context(LiveView(stdout_console(), run.config.orchestrator.value.max_rounds))
             sinks.append(live)
         else:
             sinks.append(LogLineSink(sys.stderr))
-        orchestrator = Orchestrator(loaded, sinks=sinks)
-        try:
-            if resume is not None:
-                summary = asyncio.run(orchestrator.resume(resume))
-            else:
-                assert prompt is not None
-                summary = asyncio.run(orchestrator.run(prompt, execution_id=execution_id))
-        except KeyboardInterrupt:
-            stack.close()
-            stderr_console().print(
-                f"interrupted: resume with: mixseek exec --resume {execution_id} -w {ws.root}", markup=False
-            )
-            raise typer.Exit(EXIT_CODES["interrupted"]) from None
-    if output_format == "json":
-        print_json(summary.model_dump(mode="json"))
-    else:
-        print_summary(stdout_console(), summary)
-    raise typer.Exit(summary.exit_code)
+        orchestrator = Orchestrator(run.config, store=run.store, sinks=sinks)
+        if run.resume is not None:
+            return asyncio.run(orchestrator.resume(run.resume))
+        assert run.prompt is not None
+        return asyncio.run(orchestrator.run(run.prompt, execution_id=run.execution_id))
+
+
+def _aftermath(store: AggregationStore, ws: Workspace, execution_id: str) -> str:
+    """What a user can do with the execution after it stopped early, as read from the store."""
+    resume = f"resume with: mixseek exec --resume {execution_id} -w {ws.root}"
+    try:
+        record = asyncio.run(store.get_execution(execution_id))
+    except (StorageError, duckdb.Error):
+        return f"if execution {execution_id} was started, {resume}"
+    finally:
+        store.close()
+    if record is None:
+        return "no execution was started"
+    if record.status in RESUMABLE_STATUSES:
+        return resume
+    return (
+        f"execution {execution_id} had already ended ({record.status}); "
+        f"see: mixseek runs show {execution_id} -w {ws.root}"
+    )

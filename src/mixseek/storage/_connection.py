@@ -14,6 +14,13 @@ which wait at most about that long (they retry on the lock).
 
 Operations run one at a time on the connection (a `threading.Lock`); the
 store calls `run` from worker threads.
+
+A DuckDB error about the file itself (damaged, unwritable, a full disk) is
+raised as a `StorageError` naming the file (`errors.store_problem`), and
+the connection is dropped: after such an error DuckDB may refuse every
+further statement on it, and the next operation starts from a fresh open.
+Errors worth retrying (another process's lock) are left as they are, for
+the caller's retry loop.
 """
 
 from __future__ import annotations
@@ -26,10 +33,14 @@ from typing import TypeVar
 
 import duckdb
 
-from mixseek.storage.errors import StorageError
+from mixseek.storage._redaction import redacting
+from mixseek.storage.errors import SchemaVersionError, StorageError, store_problem
+from mixseek.storage.retry import is_transient
 from mixseek.storage.schema import check_schema, migrate
 
 T = TypeVar("T")
+
+_QUERY_INTERRUPTED = "Query interrupted"
 
 # Two stores in one process may open a new file at the same moment; only one may migrate it.
 _MIGRATION_LOCK = threading.Lock()
@@ -55,20 +66,32 @@ class Connector:
     def run(self, work: Callable[[duckdb.DuckDBPyConnection], T], *, transaction: bool) -> T:
         """Run `work` on the connection, inside one transaction if asked."""
         with self._lock:
-            conn = self._conn if self._conn is not None else self._open()
             try:
-                if not transaction:
-                    return work(conn)
-                conn.begin()
+                conn = self._conn if self._conn is not None else self._open()
                 try:
-                    result = work(conn)
-                    conn.commit()
-                except BaseException:
-                    self._rollback(conn)
+                    if not transaction:
+                        return work(conn)
+                    conn.begin()
+                    try:
+                        result = work(redacting(conn))  # writes: no credential reaches the file
+                        conn.commit()
+                    except BaseException:
+                        self._rollback(conn)
+                        raise
+                    return result
+                finally:
+                    self._after_use()
+            except duckdb.Error as exc:
+                problem = None if is_transient(exc) else store_problem(exc, self.path)
+                if problem is None:
                     raise
-                return result
-            finally:
-                self._after_use()
+                self._close_locked(quiet=True)
+                raise problem from exc
+            except RuntimeError as exc:
+                # DuckDB turns a Ctrl-C during a query in the main thread into this error
+                if str(exc) != _QUERY_INTERRUPTED:
+                    raise
+                raise KeyboardInterrupt from None
 
     def close(self) -> None:
         with self._lock:
@@ -79,6 +102,8 @@ class Connector:
     def _open(self) -> duckdb.DuckDBPyConnection:
         if self.read_only and not self.path.exists():
             raise StorageError(f"{self.path}: no database file to read")
+        if self.path.is_dir():
+            raise StorageError(f"{self.path}: is a directory, not a database file")
         conn = duckdb.connect(str(self.path), read_only=self.read_only)
         try:
             conn.execute("SET TimeZone = 'UTC'")
@@ -87,6 +112,14 @@ class Connector:
             else:
                 with _MIGRATION_LOCK:
                     migrate(conn, str(self.path))
+        except SchemaVersionError as exc:
+            conn.close()
+            # an upgrade that failed on the disk (full, read-only) is a problem of the file
+            cause = exc.__cause__
+            problem = store_problem(cause, self.path) if isinstance(cause, duckdb.Error) else None
+            if problem is None:
+                raise
+            raise problem from cause
         except BaseException:
             conn.close()
             raise

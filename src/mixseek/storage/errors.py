@@ -1,12 +1,19 @@
-"""Errors raised by the store.
+"""Errors raised by the store, and which DuckDB errors are a problem of the file itself.
 
 Constraint violations and other DuckDB errors caused by the data being
 written (a score of 150, malformed JSON) are raised as the original
 `duckdb.Error` subclasses: they are programming errors of the caller, not
-conditions a user can fix.
+conditions a user can fix. Errors of the file — damaged, unreadable, not
+writable, a full disk — become a `StorageError` whose message names the
+file and the problem in one line, so the CLI can report it without a
+traceback.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
 
 from mixseek.errors import MixseekError
 
@@ -23,5 +30,67 @@ class StoreBusyError(StorageError):
     """Another process kept the database file locked through every retry."""
 
 
+class StoreDamagedError(StorageError):
+    """The database file (or its write-ahead log) is corrupt: its content cannot be trusted."""
+
+
+class StoreUnwritableError(StorageError):
+    """The database file cannot be opened or written: permissions, a read-only or full disk."""
+
+
 class RecordNotFoundError(StorageError, LookupError):
     """An update named an execution or round that is not stored."""
+
+
+_PREFIXES = ("IO Error: ", "TransactionContext Error: ", "FATAL Error: ", "INTERNAL Error: ")
+_MOVE_AWAY = "move it away (or restore a backup) to start a new store"
+# DuckDB's own words for a damaged file, in the order they are checked
+_DAMAGED_WAL = ("corrupt wal file",)
+_DAMAGED_FILE = ("corrupt database file", "could not read enough bytes", "not a valid duckdb database")
+_UNWRITABLE = ("no space left on device", "read-only file system", "permission denied", "not permitted")
+
+
+def _detail(exc: BaseException) -> str:
+    """DuckDB's message on one line, without its error-class prefixes."""
+    text = " ".join(str(exc).split())
+    stripped = True
+    while stripped:
+        stripped = False
+        for prefix in _PREFIXES:
+            if text.startswith(prefix):
+                text, stripped = text[len(prefix) :], True
+    for marker in ("Failed to commit: ", "Failed to create checkpoint because of error: "):
+        text = text.replace(marker, "")
+    return text
+
+
+def store_problem(exc: duckdb.Error, path: Path) -> StorageError | None:
+    """The problem of the file behind a DuckDB error, as one line naming the file.
+
+    None when the error is not about the file (a constraint violation, a bad
+    query, another process's lock): the caller raises the original error.
+    """
+    detail = _detail(exc)
+    low = detail.lower()
+    if any(marker in low for marker in _DAMAGED_WAL):
+        wal = path.with_name(path.name + ".wal")
+        return StoreDamagedError(
+            f"{wal}: the database's write-ahead log is damaged ({detail}); moving it away opens "
+            "the database without the writes it held"
+        )
+    if "not a valid duckdb database" in low:
+        return StoreDamagedError(f"{path}: not a DuckDB database file (damaged?); {_MOVE_AWAY}")
+    if any(marker in low for marker in _DAMAGED_FILE):
+        return StoreDamagedError(f"{path}: the database file is damaged ({detail}); {_MOVE_AWAY}")
+    if "no space left on device" in low:
+        return StoreUnwritableError(f"{path}: cannot write the database: no space left on device")
+    if any(marker in low for marker in _UNWRITABLE):
+        return StoreUnwritableError(f"{path}: cannot write the database ({detail})")
+    if isinstance(exc, duckdb.IOException | duckdb.PermissionException | duckdb.FatalException):
+        return StorageError(f"{path}: cannot use the database file ({detail})")
+    if isinstance(exc, duckdb.SerializationException | duckdb.InternalException):
+        return StorageError(f"{path}: DuckDB cannot read the database file ({detail})")
+    if isinstance(exc, duckdb.TransactionException) and "replaying wal" in low:
+        wal = path.with_name(path.name + ".wal")
+        return StoreDamagedError(f"{wal}: the database's write-ahead log cannot be replayed ({detail})")
+    return None

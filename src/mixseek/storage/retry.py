@@ -11,9 +11,16 @@ JSON) fail the same way every time and are raised at once.
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import duckdb
+
+from mixseek.storage.errors import StoreBusyError
+
+T = TypeVar("T")
 
 _LOCK_MARKERS = ("could not set lock", "conflicting lock")
 
@@ -61,3 +68,20 @@ def is_transient(exc: BaseException) -> bool:
         # mode (read-only vs read-write); it closes it when idle.
         return "different configuration" in message
     return False
+
+
+def run_retrying(policy: RetryPolicy, what: str, attempt: Callable[[], T]) -> T:
+    """Call `attempt` until it gets past another process's lock (blocking; for code outside the
+    event loop). `what` names the file in the error raised when every attempt met the lock."""
+    for retry_index in range(policy.attempts):
+        try:
+            return attempt()
+        except duckdb.Error as exc:
+            if not is_transient(exc):
+                raise
+            if retry_index + 1 >= policy.attempts:
+                raise StoreBusyError(
+                    f"{what}: database stayed locked through {policy.attempts} attempts: {exc}"
+                ) from exc
+            time.sleep(policy.delay(retry_index))
+    raise AssertionError("unreachable: policy.attempts >= 1")
