@@ -12,6 +12,12 @@ Measures, in one process:
                member's result), member (free text answer), evaluator metric (`MetricScore`
                output tool), judgment (`JudgmentOutput` output tool).
 
+- sample:      wall seconds of the README's first run: `mixseek init` into a temporary directory and
+               `mixseek exec "日本の少子化対策を3つ提案してください"` (2 teams x 2 rounds on the sample
+               workspace), as a subprocess, before this process loads the model; shown next to the
+               90 s aim with the load average before and after (other processes on the machine
+               slow it down). `--no-sample` skips it.
+
 Calls run in the order of one team round (leader, 2 members, leader, 3 metrics, judgment), `--runs`
 times, each run with a different round number at the start of every prompt so no prompt is fully
 cached. The model serialises inference, so a round's calls add up: the table's "team round" line is
@@ -24,7 +30,7 @@ Prints a table, then one JSON line:
     {"bench": "local_model", "load_s": ..., "prompt_tok_s": ..., "gen_tok_s": ..., ...}
 
 Run: python bench/local_model.py [--model local:smollm2] [--runs 3] [--max-tokens 512] [--threads N]
-                                 [--no-prompt-cache]
+                                 [--no-prompt-cache] [--no-sample]
 """
 
 from __future__ import annotations
@@ -32,10 +38,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -169,6 +179,41 @@ def round_calls(round_number: int) -> list[Call]:
     ]
 
 
+SAMPLE_PROMPT = "日本の少子化対策を3つ提案してください"
+SAMPLE_AIM_S = 90.0
+
+
+def sample_execution(model: str) -> dict[str, Any]:
+    """The README's `mixseek init` + `mixseek exec` on the sample workspace, timed (a subprocess)."""
+
+    def mixseek(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mixseek.cli", *args], capture_output=True, text=True)
+
+    with tempfile.TemporaryDirectory(prefix="mixseek-bench-") as tmp:
+        workspace = str(Path(tmp) / "workspace")
+        init = mixseek("init", "-w", workspace, "--model", model)
+        if init.returncode != 0:
+            raise SystemExit(f"mixseek init failed: {init.stderr.strip()}")
+        load_before = os.getloadavg()[0]
+        started = time.perf_counter()
+        run = mixseek("exec", SAMPLE_PROMPT, "-w", workspace, "-f", "json")
+        seconds = time.perf_counter() - started
+        load_after = os.getloadavg()[0]
+    try:
+        summary = json.loads(run.stdout)
+    except ValueError:
+        summary = {}
+    return {
+        "seconds": seconds,
+        "exit_code": run.returncode,
+        "status": summary.get("status", "?"),
+        "rounds": summary.get("rounds_run", 0),
+        "requests": summary.get("usage", {}).get("requests", 0),
+        "load": (load_before, load_after),
+        "error": run.stderr.strip().splitlines()[-1] if run.returncode != 0 and run.stderr.strip() else "",
+    }
+
+
 def raw_generation(
     model: LlamaCppModel, prompt: str, max_tokens: int, schema: dict[str, Any] | None
 ) -> Generation:
@@ -240,7 +285,10 @@ def main() -> int:
         "--threads", type=int, default=None, help="llama.cpp threads (default: usable CPUs - 1)"
     )
     parser.add_argument("--no-prompt-cache", action="store_true", help="do not keep states of recent prompts")
+    parser.add_argument("--no-sample", action="store_true", help="do not time the sample mixseek exec")
     args = parser.parse_args()
+
+    sample = None if args.no_sample else sample_execution(args.model)
 
     built = create_model(args.model, role="bench")
     if not isinstance(built, LlamaCppModel):
@@ -287,6 +335,16 @@ def main() -> int:
     print(
         f"team round (ESTIMATE: 2 leader + 2 member + 3 metric + 1 judgment calls, one team): {round_s:.1f} s"
     )
+    if sample is not None:
+        verdict = "within" if sample["exit_code"] == 0 and sample["seconds"] <= SAMPLE_AIM_S else "OVER"
+        print(
+            f"sample exec (mixseek init + exec, 2 teams x 2 rounds): {sample['seconds']:.1f} s, "
+            f"aim <= {SAMPLE_AIM_S:.0f} s: {verdict}  (exit {sample['exit_code']}, {sample['status']}, "
+            f"{sample['rounds']} rounds, {sample['requests']} requests, "
+            f"load {sample['load'][0]:.2f} -> {sample['load'][1]:.2f})"
+        )
+        if sample["error"]:
+            print(f"sample exec error: {sample['error']}")
 
     line = {
         "bench": "local_model",
@@ -299,6 +357,17 @@ def main() -> int:
         "json_gen_tok_s": round(rates["json_gen_tok_s"], 1),
         **{f"{role}_call_s": round(seconds, 2) for role, seconds in per_call.items()},
         "team_round_s_estimate": round(round_s, 1),
+        **(
+            {}
+            if sample is None
+            else {
+                "sample_exec_s": round(sample["seconds"], 1),
+                "sample_exec_aim_s": SAMPLE_AIM_S,
+                "sample_exec_exit": sample["exit_code"],
+                "sample_exec_requests": sample["requests"],
+                "sample_exec_load": [round(value, 2) for value in sample["load"]],
+            }
+        ),
         "runs": args.runs,
         "max_tokens": args.max_tokens,
     }

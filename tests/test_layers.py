@@ -48,6 +48,7 @@ LAYERS: dict[str, tuple[int, str]] = {
     "config": (1, "ground"),
     "llm": (1, "ground"),
     "errors": (1, "ground"),
+    "exit_codes": (1, "ground"),
     "redaction": (1, "ground"),
     "text_safety": (1, "ground"),
     "plugins": (1, "ground"),

@@ -11,7 +11,7 @@ import pytest
 
 from mixseek.errors import describe_exception
 from mixseek.llm.credentials import CREDENTIAL_RULES
-from mixseek.orchestrator.events import Event, EventBus, LogLineSink
+from mixseek.orchestrator.events import EventBus, LogLineSink, TeamRoundFinished
 from mixseek.redaction import RedactingFormatter, Redactor, is_secret_name
 from mixseek.storage.aggregation_store import AggregationStore
 
@@ -94,5 +94,7 @@ def test_error_descriptions_and_events_are_redacted() -> None:
     assert describe_exception(ValueError(f"echo {KEY}")) == "ValueError: echo [REDACTED:OPENAI_API_KEY]"
     stream = io.StringIO()
     long_error = "x" * 100 + KEY  # a line cropped to 120 characters must not show part of the key
-    EventBus([LogLineSink(stream)]).emit(Event("team_round_finished", "e1", "t", 1, {"error": long_error}))
+    EventBus([LogLineSink(stream)]).emit(
+        TeamRoundFinished(execution_id="e1", team_id="t", round_number=1, status="failed", error=long_error)
+    )
     assert "SECRET" not in stream.getvalue()

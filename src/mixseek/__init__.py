@@ -1,3 +1,130 @@
-"""mixseek: teams of LLM agents compete on one task, judged round by round."""
+"""mixseek: teams of LLM agents compete on one task, judged round by round.
+
+The Python API, in one import:
+
+    from mixseek import Mixseek, TeamConfig, LeaderAgentConfig, MemberAgentConfig, OrchestratorSettings
+
+Names are loaded on first use, so `import mixseek` (and the `mixseek` command, which installs
+its Ctrl-C handling before anything heavy loads) stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    # running
+    "Mixseek": "mixseek.api",
+    "ExecutionRun": "mixseek.api",
+    "load_workspace": "mixseek.api",
+    # configuration
+    "TeamConfig": "mixseek.config.team_models",
+    "LeaderAgentConfig": "mixseek.config.team_models",
+    "MemberAgentConfig": "mixseek.config.team_models",
+    "OrchestratorSettings": "mixseek.config.orchestrator",
+    "ModelLimitConfig": "mixseek.config.orchestrator",
+    "EvaluatorSettings": "mixseek.config.evaluator",
+    "MetricConfig": "mixseek.config.evaluator",
+    "JudgmentSettings": "mixseek.config.judgment",
+    "PromptBuilderSettings": "mixseek.config.prompt_builder",
+    # events
+    "Event": "mixseek.orchestrator.events",
+    "ExecutionStarted": "mixseek.orchestrator.events",
+    "ExecutionResumed": "mixseek.orchestrator.events",
+    "RoundStarted": "mixseek.orchestrator.events",
+    "TeamRoundStarted": "mixseek.orchestrator.events",
+    "TeamRoundFinished": "mixseek.orchestrator.events",
+    "TeamDecided": "mixseek.orchestrator.events",
+    "UsageUpdated": "mixseek.orchestrator.events",
+    "ExecutionStopping": "mixseek.orchestrator.events",
+    "ExecutionFinished": "mixseek.orchestrator.events",
+    "parse_event": "mixseek.orchestrator.events",
+    # results
+    "ExecutionSummary": "mixseek.orchestrator.models",
+    "TeamSummary": "mixseek.orchestrator.models",
+    "BestSubmission": "mixseek.storage.views",
+    "RankingEntry": "mixseek.storage.views",
+    "UsageTotals": "mixseek.storage.views",
+    # errors
+    "MixseekError": "mixseek.errors",
+    "InputError": "mixseek.errors",
+    "RuntimeFailure": "mixseek.errors",
+    "ConfigError": "mixseek.errors",
+}
+
+__all__ = [
+    "BestSubmission",
+    "ConfigError",
+    "EvaluatorSettings",
+    "Event",
+    "ExecutionFinished",
+    "ExecutionResumed",
+    "ExecutionRun",
+    "ExecutionStarted",
+    "ExecutionStopping",
+    "ExecutionSummary",
+    "InputError",
+    "JudgmentSettings",
+    "LeaderAgentConfig",
+    "MemberAgentConfig",
+    "MetricConfig",
+    "Mixseek",
+    "MixseekError",
+    "ModelLimitConfig",
+    "OrchestratorSettings",
+    "PromptBuilderSettings",
+    "RankingEntry",
+    "RoundStarted",
+    "RuntimeFailure",
+    "TeamConfig",
+    "TeamDecided",
+    "TeamRoundFinished",
+    "TeamRoundStarted",
+    "TeamSummary",
+    "UsageTotals",
+    "UsageUpdated",
+    "__version__",
+    "load_workspace",
+    "parse_event",
+]
+
+if TYPE_CHECKING:
+    from mixseek.api import ExecutionRun, Mixseek, load_workspace
+    from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
+    from mixseek.config.judgment import JudgmentSettings
+    from mixseek.config.orchestrator import ModelLimitConfig, OrchestratorSettings
+    from mixseek.config.prompt_builder import PromptBuilderSettings
+    from mixseek.config.team_models import LeaderAgentConfig, MemberAgentConfig, TeamConfig
+    from mixseek.errors import ConfigError, InputError, MixseekError, RuntimeFailure
+    from mixseek.orchestrator.events import (
+        Event,
+        ExecutionFinished,
+        ExecutionResumed,
+        ExecutionStarted,
+        ExecutionStopping,
+        RoundStarted,
+        TeamDecided,
+        TeamRoundFinished,
+        TeamRoundStarted,
+        UsageUpdated,
+        parse_event,
+    )
+    from mixseek.orchestrator.models import ExecutionSummary, TeamSummary
+    from mixseek.storage.views import BestSubmission, RankingEntry, UsageTotals
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mixseek' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -1,8 +1,19 @@
-"""Errors that the CLI turns into one clear line and exit code 2.
+"""One hierarchy for every error mixseek raises, split by whose fault it is.
 
-Every error a user can cause by bad input (a config file, a template, an
-environment variable, a CLI argument) is a `MixseekError`, so the CLI can
-report it without a traceback.
+`MixseekError` is the root: `except MixseekError` catches anything mixseek raises on purpose.
+Below it, exactly one of two branches says what to do about it:
+
+- `InputError` — something the user gave is wrong: a config file, a template, an environment
+  variable, a command-line argument, a model name, an argument of the Python API. The message
+  names the file or variable, the key and the reason; fixing it and running again helps. It is
+  also a `ValueError`, which is what code written against the seeds catches for a bad value.
+- `RuntimeFailure` — the input is in order, but something failed while running: the store is
+  busy, damaged or not writable, a metric's or the judgment's model call failed, a page could not
+  be fetched, code could not be run, the local model did not load. Retrying later or fixing the
+  machine may help; editing the config does not. It is also a `RuntimeError`.
+
+The CLI reports either as one line on stderr and exit code 2 (`cli.errors` maps the branches
+to `mixseek.exit_codes`), never a traceback.
 """
 
 from __future__ import annotations
@@ -14,10 +25,18 @@ from mixseek.redaction import redact
 
 
 class MixseekError(Exception):
-    """A failure caused by input the user can fix."""
+    """The root of every mixseek error; raise one of its two branches, never this class itself."""
 
 
-class ConfigError(MixseekError):
+class InputError(MixseekError, ValueError):
+    """Input the user can fix: the message names where it came from and what is wrong with it."""
+
+
+class RuntimeFailure(MixseekError, RuntimeError):
+    """A failure while running that is not the input's fault (the store, a model call, the machine)."""
+
+
+class ConfigError(InputError):
     """A config value is missing, malformed or refers to something absent.
 
     The message always names where the value came from (a file or an
@@ -44,7 +63,7 @@ class ConfigError(MixseekError):
         return [self, *self.others]
 
 
-class MissingCredentialsError(MixseekError):
+class MissingCredentialsError(InputError):
     """A model was chosen whose provider needs a key that is not set."""
 
     def __init__(self, model: str, role: str, env_var: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from mixseek.errors import MixseekError, describe_exception
+from mixseek.errors import InputError, describe_exception
 from mixseek.plugins import load_class
 
 
@@ -66,16 +66,16 @@ class PluginRegistry:
             return load_class(target, object)
         entry = self._entry_points().get(name)
         if entry is None:
-            raise MixseekError(f"unknown {self.kind} '{name}' (known: {', '.join(self.names())})")
+            raise InputError(f"unknown {self.kind} '{name}' (known: {', '.join(self.names())})")
         try:
             loaded = entry.load()
         except Exception as exc:  # the plugin's own import failed: say which plugin, not a traceback
-            raise MixseekError(
+            raise InputError(
                 f"{self.kind} '{name}': entry point '{entry.value}' ({self.group}) failed to load: "
                 f"{describe_exception(exc)}"
             ) from exc
         if not isinstance(loaded, type):
-            raise MixseekError(
+            raise InputError(
                 f"{self.kind} '{name}': entry point '{entry.value}' ({self.group}) is not a class"
             )
         return loaded

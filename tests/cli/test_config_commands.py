@@ -108,7 +108,8 @@ def test_config_show_values_sources_and_masked_secrets(
     assert {row["key"] for row in sections["team analysts"]} >= {"team_id", "leader.model", "members"}
     prompt = {row["key"]: row for row in sections["prompt_builder"]}
     assert prompt["team_user_prompt"]["source"] == str(workspace / "configs" / "prompt_builder.toml")
-    assert prompt["evaluator_user_prompt"]["source"] == "default"
+    assert prompt["evaluator_user_prompt"]["source"] == str(workspace / "configs" / "prompt_builder.toml")
+    assert prompt["submission_preview_chars"]["source"] == "default"
 
 
 def test_config_show_text(workspace: Path, runner: CliRunner) -> None:

@@ -14,7 +14,13 @@ from e2e.scripted import write_workspace
 from mixseek.cli.console import SafeConsole
 from mixseek.cli.live_view import LiveView
 from mixseek.cli.summary_view import print_summary
-from mixseek.orchestrator.events import Event
+from mixseek.orchestrator.events import (
+    ExecutionFinished,
+    ExecutionStarted,
+    TeamDecided,
+    TeamRoundFinished,
+    TeamRoundStarted,
+)
 from mixseek.orchestrator.models import BestSubmission, ExecutionSummary
 
 RUN_SCRIPTED = Path(__file__).parents[1] / "e2e" / "run_scripted.py"
@@ -24,17 +30,21 @@ def test_live_view_shows_status_score_tokens_and_decision() -> None:
     out = io.StringIO()
     console = Console(file=out, width=100, force_terminal=False, color_system=None)
     with LiveView(console, max_rounds=2) as view:
-        view(Event("execution_started", "e1", data={"teams": ["alpha", "beta"]}))
-        view(Event("team_round_started", "e1", "alpha", 1))
-        view(Event("team_round_started", "e1", "beta", 1))
+        view(ExecutionStarted(execution_id="e1", teams=["alpha", "beta"], max_rounds=2))
+        view(TeamRoundStarted(execution_id="e1", team_id="alpha", round_number=1))
+        view(TeamRoundStarted(execution_id="e1", team_id="beta", round_number=1))
         view(
-            Event(
-                "team_round_finished", "e1", "alpha", 1, {"status": "completed", "score": 72.5, "tokens": 310}
+            TeamRoundFinished(
+                execution_id="e1", team_id="alpha", round_number=1, status="completed", score=72.5, tokens=310
             )
         )
-        view(Event("team_round_finished", "e1", "beta", 1, {"status": "timeout", "score": None, "tokens": 0}))
-        view(Event("team_decided", "e1", "alpha", 1, {"should_continue": True}))
-        view(Event("execution_finished", "e1", data={"status": "partial_failure", "best_team": "alpha"}))
+        view(TeamRoundFinished(execution_id="e1", team_id="beta", round_number=1, status="timeout"))
+        view(
+            TeamDecided(
+                execution_id="e1", team_id="alpha", round_number=1, should_continue=True, reason="judgment"
+            )
+        )
+        view(ExecutionFinished(execution_id="e1", status="partial_failure", best_team="alpha"))
     final = console.export_text() if console.record else out.getvalue()
     last_table = final[final.rfind("mixseek exec") :]
     assert "72.5 →" in last_table
@@ -44,12 +54,18 @@ def test_live_view_shows_status_score_tokens_and_decision() -> None:
 
 
 def test_event_log_line() -> None:
-    event = Event(
-        "team_round_finished", "e1", "alpha", 2, {"status": "completed", "score": 80.0, "error": None}
+    event = TeamRoundFinished(
+        execution_id="e1",
+        team_id="alpha",
+        round_number=2,
+        status="completed",
+        score=80.0,
+        tokens=9,
+        elapsed=1.5,
     )
     assert (
         event.as_line().split(" ", 1)[1]
-        == "team_round_finished team=alpha round=2 status=completed score=80.0"
+        == "team_round_finished team=alpha round=2 status=completed score=80.0 tokens=9 elapsed=1.5"
     )
 
 
@@ -58,8 +74,8 @@ def test_running_timers_tick_between_events() -> None:
     out = io.StringIO()
     console = Console(file=out, width=80, force_terminal=True, color_system=None)
     with LiveView(console, max_rounds=2, clock=lambda: now[0]) as view:
-        view(Event("execution_started", "e1", data={"teams": ["alpha"]}))
-        view(Event("team_round_started", "e1", "alpha", 1))
+        view(ExecutionStarted(execution_id="e1", teams=["alpha"], max_rounds=2))
+        view(TeamRoundStarted(execution_id="e1", team_id="alpha", round_number=1))
         now[0] = 1063.0  # 63 s later, and no event since
         view.live.refresh()  # what Rich's refresh thread does four times a second
         frame = out.getvalue()

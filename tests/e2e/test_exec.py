@@ -232,7 +232,9 @@ def test_dry_run_reports_missing_credentials(workspace: Path, runner: CliRunner,
 def test_exec_without_prompt(workspace: Path, runner: CliRunner) -> None:
     result = runner.invoke(app, ["exec", "-w", str(workspace)])
     assert result.exit_code == 2
-    assert result.stderr.strip() == "error: PROMPT: give the task as an argument (or --resume EXECUTION_ID)"
+    assert result.stderr.strip() == (
+        "error: PROMPT: give the task as an argument or with --prompt-file (or --resume EXECUTION_ID)"
+    )
 
 
 def test_resume_unknown_execution(tmp_path: Path, runner: CliRunner) -> None:

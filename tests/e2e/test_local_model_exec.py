@@ -93,6 +93,17 @@ def test_two_teams_two_rounds_on_smollm2(tmp_path: Path) -> None:
         )
         assert all(s["status"] in ("SUCCESS", "ERROR") for s in submissions)
 
+    # every submission is the leader's text, never a copy of one of its tool calls (issue #9)
+    for (content,) in rows(db, "SELECT submission_content FROM leader_board"):
+        assert str(content).strip(), "empty submission"
+        assert not str(content).lstrip().startswith("{"), content
+    # the grammar keeps scores within 0-100: no metric needed a retry (one request per evaluation)
+    metric_requests = rows(
+        db,
+        "SELECT site, SUM(requests) FROM model_calls WHERE site LIKE 'evaluator metric%' GROUP BY site",
+    )
+    assert sorted(int(n) for _, n in metric_requests) == [4, 4, 4], metric_requests
+
     sites = {site for (site,) in rows(db, "SELECT DISTINCT site FROM model_calls")}
     assert {"leader of team 'analysts'", "leader of team 'writers'", "judgment"} <= sites
     assert {"evaluator metric 'clarity_coherence'", "evaluator metric 'coverage'"} <= sites

@@ -67,7 +67,7 @@ def _conversation() -> list[ModelRequest | ModelResponse]:
 
 def test_build_chat_maps_every_part_to_a_role() -> None:
     chat = build_chat(_conversation(), instructions="Be brief.", response_format="Reply with JSON.")
-    assert chat.system == "You lead a team.\n\nBe brief.\n\nReply with JSON."
+    assert chat.system == "You lead a team."
     assert [turn["role"] for turn in chat.turns] == [
         "user",
         "assistant",
@@ -90,6 +90,28 @@ def test_build_chat_maps_every_part_to_a_role() -> None:
     assert chat.turns[6]["content"].startswith(
         "Now one about snow.\n[file https://example.com/snow.png not shown"
     )
+    assert chat.turns[6]["content"].endswith(
+        "not shown: this model reads text only]\n\nReply with JSON.\n\nBe brief."
+    )
+
+
+def test_calls_that_share_a_conversation_share_the_prompt_up_to_their_instructions() -> None:
+    # The three metrics of one submission: same prompt and reply format, own instructions. The
+    # engine evaluates a shared start once, so everything but the instructions must come first.
+    task = [ModelRequest(parts=[UserPromptPart("Submission: a long text to score.")])]
+    prompts = [
+        build_chat(task, instructions=f"Score {metric}.", response_format="Reply with JSON.").messages()
+        for metric in ("clarity", "coverage")
+    ]
+    assert prompts[0][:-1] == prompts[1][:-1]
+    first, second = prompts[0][-1]["content"], prompts[1][-1]["content"]
+    assert first == "Submission: a long text to score.\n\nReply with JSON.\n\nScore clarity."
+    assert second == "Submission: a long text to score.\n\nReply with JSON.\n\nScore coverage."
+    # a leader's second step keeps its first step's task turn as it was
+    step_two = build_chat(
+        [*task, *_conversation()[1:3]], instructions="Lead.", response_format="Reply with JSON."
+    ).messages()
+    assert step_two[0] == {"role": "user", "content": "Submission: a long text to score."}
 
 
 def test_consecutive_turns_of_one_role_are_joined_and_late_system_prompts_are_user_text() -> None:
@@ -126,6 +148,10 @@ def test_response_instructions_describe_tools_and_final_answer() -> None:
     assert '{"tool": "<tool name>", "arguments": {<the arguments>}}' in text
     assert '{"final_answer": "<your answer>"}' in text
     assert response_instructions(build_plan(ModelRequestParameters(), max_tokens=512)) is None
+    after_tools = build_plan(ModelRequestParameters(), max_tokens=512, after_tool_calls=True)
+    assert response_instructions(after_tools) == (
+        'Reply with your final answer to the task, as one JSON object with a single field "final_answer".'
+    )
 
 
 def test_response_instructions_for_structured_output_list_fields_and_ranges() -> None:

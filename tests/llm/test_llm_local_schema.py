@@ -22,6 +22,7 @@ from mixseek.llm.local_model.plan import (
 )
 from mixseek.llm.local_model.repair import close_truncated_json
 from mixseek.llm.local_model.schema import (
+    ANSWER_TEXT,
     DEFAULT_MAX_ITEMS,
     MIN_STRING_CAP,
     STRING_CAP_LIMIT,
@@ -124,8 +125,9 @@ def test_grammar_schema_bounds_strings_and_arrays_and_drops_unsupported_keywords
     arrays = [n for n in nodes if n.get("type") == "array"]
     assert strings and all(n["maxLength"] == 200 for n in strings)
     assert arrays and all(n["maxItems"] == DEFAULT_MAX_ITEMS for n in arrays)
-    for keyword in ("pattern", "minimum", "title", "default", "description", "$defs"):
+    for keyword in ("pattern", "title", "default", "description", "$defs"):
         assert not [n for n in nodes if keyword in n], keyword
+    assert simplified["properties"]["home"]["properties"]["number"] == {"type": "integer", "minimum": 1}
     nickname = simplified["properties"]["nickname"]
     assert nickname == {"anyOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]}
     assert simplified["required"] == ["name", "home"]
@@ -228,7 +230,10 @@ def test_plan_for_an_output_tool_alone_is_its_arguments() -> None:
     assert plan.mode == "direct"
     assert plan.grammar_schema == {
         "type": "object",
-        "properties": {"score": {"type": "number"}, "comment": {"type": "string", "maxLength": 1000}},
+        "properties": {
+            "score": {"type": "number", "minimum": 0, "maximum": 100},
+            "comment": {"type": "string", "maxLength": 1000},
+        },
         "required": ["score", "comment"],
     }
 
@@ -252,7 +257,7 @@ def test_plan_with_tools_is_an_any_of_tool_calls_and_final_answer() -> None:
     assert alternatives[0]["required"] == ["tool", "arguments"]
     assert alternatives[2] == {
         "type": "object",
-        "properties": {"final_answer": {"type": "string"}},
+        "properties": {"final_answer": {"type": "string", ANSWER_TEXT: True}},
         "required": ["final_answer"],
     }
 
@@ -274,7 +279,7 @@ def test_plan_for_native_output_asks_for_the_json_object() -> None:
     )
     assert with_tool.grammar_schema is not None
     final = with_tool.grammar_schema["anyOf"][1]["properties"]["final_answer"]
-    assert final["properties"]["score"] == {"type": "number"}
+    assert final["properties"]["score"] == {"type": "number", "minimum": 0, "maximum": 100}
 
 
 def test_withheld_deferred_tools_are_not_offered() -> None:

@@ -10,6 +10,7 @@ import asyncio
 import importlib.util
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel, Field
@@ -26,7 +27,7 @@ from mixseek.errors import MixseekError
 from mixseek.llm import create_model
 from mixseek.llm.local import resolve_local_model
 from mixseek.llm.local_model import LlamaCppModel, cached_engines
-from mixseek.llm.local_model.engine import _JSON_CHAR_RULE
+from mixseek.llm.local_model.grammar import JSON_CHAR_RULE
 from mixseek.llm.local_model.plan import build_plan
 
 
@@ -236,21 +237,59 @@ def test_llama_cpp_accepts_the_grammar_of_every_plan(model: type[BaseModel]) -> 
             lambda llama, cancelled, schema=schema: engine.compile_grammar(llama, schema)
         )
         assert grammar is not None
-        assert _JSON_CHAR_RULE in grammar  # JSON strings may not hold raw control characters
+        assert JSON_CHAR_RULE in grammar  # JSON strings may not hold raw control characters
 
 
-async def test_the_prompt_cache_restores_a_shared_prefix_exactly() -> None:
+async def test_calls_sharing_a_prompt_evaluate_the_shared_part_once() -> None:
+    # Like the three metrics of one submission: one long prompt, each agent's own instructions.
     model = smollm2()
-    settings = {**SETTINGS, "max_tokens": 24}
-    shared = "You answer questions about geography. " * 40
-    first = await Agent(model, instructions=shared).run("Name a river in Europe.", model_settings=settings)
-    await Agent(model, instructions="Something else entirely.").run("Say hi.", model_settings=settings)
-    started = time.perf_counter()
-    again = await Agent(model, instructions=shared).run("Name a river in Europe.", model_settings=settings)
-    assert again.output == first.output
+    settings = {**SETTINGS, "max_tokens": 8}
+    llama = model.engine.run_sync(lambda llama, cancelled: llama)
+    evaluated: list[int] = []  # tokens per llama.cpp evaluation: the prompt's rest, then 1 per token
+    original_eval = llama.eval
+
+    def counting_eval(tokens: Any) -> None:
+        evaluated.append(len(tokens))
+        original_eval(tokens)
+
+    submission = "Submission: the Rhine flows from the Alps to the North Sea. " * 30
+
+    async def prompt_tokens_evaluated(instructions: str) -> int:
+        evaluated.clear()
+        await Agent(model, instructions=instructions).run(submission, model_settings=settings)
+        return evaluated[0]
+
+    llama.eval = counting_eval
+    try:
+        clarity = await prompt_tokens_evaluated("Rate the clarity of the submission.")
+        coverage = await prompt_tokens_evaluated("Rate the coverage of the submission.")
+        clarity_again = await prompt_tokens_evaluated("Rate the clarity of the submission.")
+    finally:
+        del llama.eval
+    assert clarity > 300
+    assert coverage < 30  # its instructions and the turn's end
+    assert clarity_again == 1  # all restored; one token evaluated again for the logits
     cache = model.engine.load().cache
     assert cache is not None
     states = list(cache.cache_state.values())
     assert states
-    assert all(state.scores.shape[0] == 1 for state in states)
-    assert time.perf_counter() - started < 60
+    assert all(state.scores.shape[0] == 1 for state in states)  # saved without the batch's logits
+
+
+async def test_a_score_pushed_towards_years_stays_within_0_to_100() -> None:
+    # SmolLM2 wrote years (2019, 2036) where a 0-100 score belonged; here its digits are pushed up
+    # so that it would write long numbers, and the grammar still spells only 0-100: the answer
+    # needs neither clamping nor a retry.
+    model = smollm2("evaluator metric 'quality'")
+    digits = model.engine.run_sync(
+        lambda llama, cancelled: [int(llama.tokenize(d.encode(), add_bos=False)[0]) for d in "123456789"]
+    )
+    settings = ModelSettings(**SETTINGS, logit_bias={str(token): 5 for token in digits})
+    agent = Agent(model, output_type=Score, instructions="You rate short essays.")
+    result = await agent.run("Rate this essay: 'Cats are nice animals.'", model_settings=settings)
+    assert 0 <= result.output.score <= 100
+    assert result.usage.requests == 1
+    response = result.all_messages()[1]
+    assert isinstance(response, ModelResponse)
+    assert response.provider_details is not None
+    assert "range_notes" not in response.provider_details

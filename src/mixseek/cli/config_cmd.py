@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 from rich.markup import escape
 from rich.table import Table
 
@@ -53,10 +54,7 @@ def mask(value: str) -> str:
 
 
 def _display(name: str, value: Any) -> str:
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json")
-    if isinstance(value, list):
-        value = [v.model_dump(mode="json") if isinstance(v, BaseModel) else v for v in value]
+    value = to_jsonable_python(value)  # models, and models within lists and tables (model_limits)
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     if isinstance(value, str) and any(w in name.lower() for w in SECRET_WORDS):
         return mask(value)

@@ -1,11 +1,11 @@
 """The `mixseek` program: Ctrl-C at any moment ends it with exit code 130 and one line on stderr.
 
-This module imports only the standard library, so the guard is in place before the CLI's
-dependencies load: a Ctrl-C while they import gets the same line instead of a traceback.
-A command that knows more says it (`announce_interrupt`: "interrupted: resume with: ..."),
-and the guard prints the plain line only when nothing was said. Once an interrupt has been
-caught, further Ctrl-C are ignored: what is left is a short cleanup, then the exit, and a
-second Ctrl-C landing in the middle of either would turn it into a traceback.
+This module imports only the standard library (and `mixseek.exit_codes`, which does too), so
+the guard is in place before the CLI's dependencies load: a Ctrl-C while they import gets the
+same line instead of a traceback. A command that knows more says it (`announce_interrupt`:
+"interrupted: resume with: ..."), and the guard prints the plain line only when nothing was said.
+Once an interrupt has been caught, further Ctrl-C are ignored: what is left is a short cleanup,
+then the exit, and a second Ctrl-C landing in the middle of either would turn it into a traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import threading
 from collections.abc import Callable
 from typing import NoReturn
 
-EXIT_INTERRUPTED = 130
+from mixseek.exit_codes import ExitCode
+
+EXIT_INTERRUPTED = ExitCode.INTERRUPTED
 INTERRUPTED = "interrupted"
 
 _announced = False

@@ -1,8 +1,10 @@
-"""Turning user-fixable failures into one line on stderr and exit code 2.
+"""Turning failures into one line on stderr and an exit code, never a traceback.
 
-Besides mixseek's own errors, a file the system refuses (permissions, a
-read-only or full disk, a directory where a file should be) is the user's
-to fix too: `OSError`s that name a file are reported the same way.
+Which exit code an error gives is decided here, once, by whose fault it is (`mixseek.errors`):
+input the user can fix — mixseek's `InputError`, a Jinja2 template, an argument pydantic-ai
+refuses, a file the system refuses (permissions, a read-only or full disk, a directory where a file
+should be: an `OSError` naming a file) — and failures at run time — mixseek's `RuntimeFailure`, a
+model run that failed. The README's contract gives both exit code 2 ("failure or bad input").
 """
 
 from __future__ import annotations
@@ -17,12 +19,34 @@ from pydantic_ai.exceptions import AgentRunError, UserError
 from rich.markup import escape
 
 from mixseek.cli.console import stderr_console
-from mixseek.errors import ConfigError, MixseekError
+from mixseek.errors import ConfigError, InputError, MixseekError, RuntimeFailure
+from mixseek.exit_codes import ExitCode
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-EXIT_FAILURE = 2
+EXIT_FAILURE = ExitCode.FAILURE
+
+EXIT_CODES: dict[type[BaseException], ExitCode] = {
+    # the user's to fix
+    InputError: ExitCode.FAILURE,
+    TemplateError: ExitCode.FAILURE,
+    UserError: ExitCode.FAILURE,
+    OSError: ExitCode.FAILURE,  # only one that names a file: see `exit_code_for`
+    # failed while running
+    RuntimeFailure: ExitCode.FAILURE,
+    AgentRunError: ExitCode.FAILURE,
+    # raised as the root itself (by a plugin): a failure all the same
+    MixseekError: ExitCode.FAILURE,
+}
+"""Exit code by error class; an error takes the entry of the nearest class in its MRO."""
+
+
+def exit_code_for(exc: BaseException) -> ExitCode | None:
+    """The exit code `exc` ends a command with, or None for an error that is a bug (a traceback)."""
+    if isinstance(exc, OSError) and (exc.filename is None or isinstance(exc, BrokenPipeError)):
+        return None
+    return next((EXIT_CODES[cls] for cls in type(exc).__mro__ if cls in EXIT_CODES), None)
 
 
 def report(message: str) -> None:
@@ -36,26 +60,21 @@ def describe_os_error(exc: OSError) -> str:
 
 
 def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Run a command body; bad input becomes one line and exit code 2, never a traceback."""
+    """Run a command body; a known failure becomes one line and its exit code, never a traceback."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except ConfigError as exc:
-            report(str(exc))
-            if exc.others:
+        except Exception as exc:
+            code = exit_code_for(exc)
+            if code is None:
+                raise
+            report(describe_os_error(exc) if isinstance(exc, OSError) else str(exc))
+            if isinstance(exc, ConfigError) and exc.others:
                 stderr_console().print(
                     f"({len(exc.others)} more problem(s); run 'mixseek config validate' to list all)"
                 )
-            raise typer.Exit(EXIT_FAILURE) from None
-        except (MixseekError, TemplateError, AgentRunError, UserError) as exc:
-            report(str(exc))
-            raise typer.Exit(EXIT_FAILURE) from None
-        except OSError as exc:
-            if exc.filename is None or isinstance(exc, BrokenPipeError):
-                raise
-            report(describe_os_error(exc))
-            raise typer.Exit(EXIT_FAILURE) from None
+            raise typer.Exit(code) from None
 
     return wrapper

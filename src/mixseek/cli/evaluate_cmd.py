@@ -19,7 +19,7 @@ from mixseek.cli.render import check_output_format, print_json, usage_json, usag
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.loader import load_section
 from mixseek.config.workspace import WORKSPACE_ENV, resolve_workspace
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 from mixseek.evaluator import Evaluator
 from mixseek.evaluator.evaluator import EvaluatorPromptRenderer
 from mixseek.prompt_builder.builder import UserPromptBuilder
@@ -54,7 +54,7 @@ def _texts(
 
     With `--prompt-file` and one argument, the argument is the SUBMISSION."""
     if prompt_file == STDIN and submission_file == STDIN:
-        raise MixseekError("--submission-file: standard input is already read by --prompt-file")
+        raise InputError("--submission-file: standard input is already read by --prompt-file")
     if prompt_file is not None and submission_file is None and second is None:
         first, second = None, first
     prompt = given_text(first, prompt_file, name="PROMPT", option="--prompt-file")

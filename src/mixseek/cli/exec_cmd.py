@@ -5,11 +5,16 @@ However it stops early — Ctrl-C at any moment, or a store that fails under it
 (none was started; it can be resumed, with the command; it had ended already),
 exit code 130 for an interrupt and 2 for a store failure. Marking the
 execution interrupted is the orchestrator's job; this reads the store after.
+
+The execution runs through the Python API (`Mixseek.iter`): this
+command adds the checks before it, the logs, the live view or log lines that its
+events feed, and the summary.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 from contextlib import ExitStack
@@ -20,6 +25,7 @@ import duckdb
 import typer
 from pythonjsonlogger.json import JsonFormatter
 
+from mixseek.api import Mixseek
 from mixseek.cli.console import stderr_console, stdout_console
 from mixseek.cli.entry import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
@@ -30,10 +36,10 @@ from mixseek.cli.render import check_output_format, print_json
 from mixseek.cli.summary_view import print_summary
 from mixseek.config.bundle import ExecutionConfig, load_execution_config
 from mixseek.config.workspace import Workspace, resolve_workspace
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 from mixseek.orchestrator.events import EventSink, JsonlFileSink, LogLineSink
 from mixseek.orchestrator.models import ExecutionSummary
-from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES, Orchestrator, new_execution_id
+from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES, new_execution_id
 from mixseek.orchestrator.preflight import preflight, reference_problems
 from mixseek.redaction import RedactingFormatter
 from mixseek.storage.aggregation_store import AggregationStore
@@ -97,14 +103,14 @@ def exec_command(
     check_output_format(log_format, "--log-format")
     prompt = given_text(prompt, prompt_file, name="PROMPT", option="--prompt-file")
     if resume is None and (prompt is None or not prompt.strip()):
-        raise MixseekError(
+        raise InputError(
             "PROMPT: give the task as an argument or with --prompt-file (or --resume EXECUTION_ID)"
         )
     if resume is not None and prompt is not None:
-        raise MixseekError("PROMPT: not allowed with --resume (the execution keeps its prompt)")
+        raise InputError("PROMPT: not allowed with --resume (the execution keeps its prompt)")
     ws = resolve_workspace(workspace)
     try:
-        loaded = load_execution_config(ws, config)
+        loaded = load_execution_config(ws, config)  # what `mixseek.load_workspace` does
         if dry_run:
             _dry_run(loaded, output_format)
             return
@@ -122,7 +128,8 @@ def exec_command(
     execution_id = resume or new_execution_id()
     store = AggregationStore(ws.db_path)
     try:
-        summary = _execute(_Run(loaded, store, execution_id, prompt, resume), output_format, log_format)
+        run = _Run(Mixseek.from_config(loaded), execution_id, prompt, resume)
+        summary = _execute(run, output_format, log_format)
         if output_format == "json":
             print_json(summary.model_dump(mode="json"))
         else:
@@ -162,8 +169,7 @@ def _dry_run(loaded: ExecutionConfig, output_format: str) -> None:
 class _Run:
     """One execution to run: a new one (`prompt`) or a resumed one (`resume`)."""
 
-    config: ExecutionConfig
-    store: AggregationStore
+    mixseek: Mixseek
     execution_id: str
     prompt: str | None
     resume: str | None
@@ -171,22 +177,33 @@ class _Run:
 
 def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary:
     """Run the execution with its logs and live view; they are closed before this returns or raises."""
-    ws = run.config.workspace
+    config = run.mixseek.config
+    ws = config.workspace
     interactive = sys.stdout.isatty() and output_format == "text"
     with ExitStack() as stack:
         handler = _file_logging(ws, log_format)
         stack.callback(logging.getLogger("mixseek").removeHandler, handler)
         sinks: list[EventSink] = [JsonlFileSink(ws.logs / f"{run.execution_id}.jsonl")]
         if interactive:
-            live = stack.enter_context(LiveView(stdout_console(), run.config.orchestrator.value.max_rounds))
+            live = stack.enter_context(LiveView(stdout_console(), config.orchestrator.value.max_rounds))
             sinks.append(live)
         else:
             sinks.append(LogLineSink(sys.stderr))
-        orchestrator = Orchestrator(run.config, store=run.store, sinks=sinks)
-        if run.resume is not None:
-            return asyncio.run(orchestrator.resume(run.resume))
-        assert run.prompt is not None
-        return asyncio.run(orchestrator.run(run.prompt, execution_id=run.execution_id))
+        return asyncio.run(_follow(run, sinks))
+
+
+async def _follow(run: _Run, sinks: list[EventSink]) -> ExecutionSummary:
+    """The execution, each of its events handed to every sink (a failing sink stops nothing)."""
+    if run.resume is not None:
+        iteration = run.mixseek.iter(resume=run.resume)
+    else:
+        iteration = run.mixseek.iter(run.prompt, execution_id=run.execution_id)
+    async with iteration as execution:
+        async for event in execution:
+            for sink in sinks:
+                with contextlib.suppress(Exception):
+                    sink(event)
+    return execution.result
 
 
 def _aftermath(store: AggregationStore, ws: Workspace, execution_id: str) -> str:

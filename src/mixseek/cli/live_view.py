@@ -12,7 +12,15 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from mixseek.orchestrator.events import Event
+from mixseek.orchestrator.events import (
+    Event,
+    ExecutionFinished,
+    ExecutionStarted,
+    ExecutionStopping,
+    TeamDecided,
+    TeamRoundFinished,
+    TeamRoundStarted,
+)
 from mixseek.text_safety import strip_controls
 
 Clock = Callable[[], float]
@@ -58,27 +66,32 @@ class LiveView:
         self.live.refresh()
 
     def _apply(self, event: Event) -> None:
-        if event.kind == "execution_started":
-            self.teams = list(event.data.get("teams", []))
-        team, rnd = event.team_id, event.round_number
-        if team is not None and team not in self.teams:
-            self.teams.append(team)
         now = self.clock()
-        if event.kind == "team_round_started" and team and rnd:
-            self.cells[(team, rnd)] = _Cell(started=now)
-        elif event.kind == "team_round_finished" and team and rnd:
-            cell = self.cells.setdefault((team, rnd), _Cell(started=now))
-            cell.status = str(event.data.get("status"))
-            score = event.data.get("score")
-            cell.score = float(score) if isinstance(score, int | float) else None
-            tokens = event.data.get("tokens")
-            cell.tokens = int(tokens) if isinstance(tokens, int) else 0
-            cell.elapsed = now - cell.started
-        elif event.kind == "team_decided" and team and rnd:
-            cell = self.cells.setdefault((team, rnd), _Cell(started=now, status="completed"))
-            cell.decision = "→" if event.data.get("should_continue") else "■"
-        elif event.kind in ("execution_stopping", "execution_finished"):
-            self.footer = " ".join(f"{k}={v}" for k, v in event.data.items() if v is not None)
+        match event:
+            case ExecutionStarted(teams=teams):
+                self.teams = list(teams)
+            case TeamRoundStarted(team_id=team, round_number=rnd):
+                self._add_team(team)
+                self.cells[(team, rnd)] = _Cell(started=now)
+            case TeamRoundFinished(team_id=team, round_number=rnd):
+                self._add_team(team)
+                cell = self.cells.setdefault((team, rnd), _Cell(started=now))
+                cell.status = event.status
+                cell.score = event.score
+                cell.tokens = event.tokens
+                cell.elapsed = now - cell.started
+            case TeamDecided(team_id=team, round_number=rnd):
+                self._add_team(team)
+                cell = self.cells.setdefault((team, rnd), _Cell(started=now, status="completed"))
+                cell.decision = "→" if event.should_continue else "■"
+            case ExecutionStopping() | ExecutionFinished():
+                self.footer = " ".join(f"{k}={v}" for k, v in event.details().items() if v is not None)
+            case _:
+                pass
+
+    def _add_team(self, team: str) -> None:
+        if team not in self.teams:
+            self.teams.append(team)
 
     def _cell_text(self, cell: _Cell | None, now: float) -> Text:
         if cell is None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from mixseek.config.loader import decode_utf8
-from mixseek.errors import ConfigError, MixseekError
+from mixseek.errors import ConfigError, InputError
 
 STDIN = "-"
 
@@ -35,12 +35,12 @@ def given_text(argument: str | None, file: str | None, *, name: str, option: str
     if file is None:
         return argument
     if argument is not None:
-        raise MixseekError(f"{name}: give it as an argument or with {option}, not both")
+        raise InputError(f"{name}: give it as an argument or with {option}, not both")
     return read_text_input(file, option)
 
 
 def required_text(text: str | None, *, name: str, option: str) -> str:
     """`text`, which must have more than white space (an empty file is an empty prompt)."""
     if text is None or not text.strip():
-        raise MixseekError(f"{name}: must not be empty (give it as an argument or with {option})")
+        raise InputError(f"{name}: must not be empty (give it as an argument or with {option})")
     return text

@@ -10,7 +10,7 @@ from pydantic_ai import RunUsage
 from rich.table import Table
 
 from mixseek.agents.leader.models import usage_to_dict
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 from mixseek.redaction import redact
 
 OUTPUT_FORMATS = ("text", "json")
@@ -18,7 +18,7 @@ OUTPUT_FORMATS = ("text", "json")
 
 def check_output_format(value: str, option: str = "--output-format") -> str:
     if value not in OUTPUT_FORMATS:
-        raise MixseekError(f"{option}: must be 'text' or 'json' (got '{value}')")
+        raise InputError(f"{option}: must be 'text' or 'json' (got '{value}')")
     return value
 
 

@@ -30,7 +30,7 @@ from mixseek.cli.runs_export import (
     without_controls,
 )
 from mixseek.config.workspace import resolve_workspace
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.views import ExecutionOverview, ExecutionView, TeamView
 from mixseek.text_safety import strip_controls
@@ -57,7 +57,7 @@ def resume_hints(entries: list[ExecutionOverview], workspace: Path | None) -> li
 
 
 async def _view(command: str, db: Path, execution_id: str) -> ExecutionView:
-    missing = MixseekError(f"runs {command}: no execution '{execution_id}' in {db}")
+    missing = InputError(f"runs {command}: no execution '{execution_id}' in {db}")
     if not db.exists():  # anything else there (a directory, a damaged file) is reported by the store
         raise missing
     async with AggregationStore(db, read_only=True) as store:
@@ -232,9 +232,9 @@ def _write(target: Path, text: str, force: bool) -> None:
         with target.open("w" if force else "x", encoding="utf-8") as out:
             out.write(text)
     except FileExistsError:
-        raise MixseekError(f"--output: {target} already exists (pass --force to overwrite)") from None
+        raise InputError(f"--output: {target} already exists (pass --force to overwrite)") from None
     except OSError as exc:
-        raise MixseekError(f"--output: cannot write {target}: {exc.strerror or exc}") from None
+        raise InputError(f"--output: cannot write {target}: {exc.strerror or exc}") from None
 
 
 @runs_app.command("export")
@@ -254,9 +254,9 @@ def runs_export(
     """Everything about one execution, with every submission, as JSON or a Markdown report."""
     if export_format not in EXPORT_FORMATS:
         got = f" (got '{export_format}')" if export_format is not None else ""
-        raise MixseekError(f"--format: must be 'json' or 'markdown'{got}")
+        raise InputError(f"--format: must be 'json' or 'markdown'{got}")
     if output is not None and output.exists() and not force:
-        raise MixseekError(f"--output: {output} already exists (pass --force to overwrite)")
+        raise InputError(f"--output: {output} already exists (pass --force to overwrite)")
     view = asyncio.run(_view("export", _db_path(workspace), execution_id))
     text = json_text(view.document()) + "\n" if export_format == "json" else markdown_report(view)
     if output is None:

@@ -10,7 +10,8 @@ from typing import Literal, TypeVar
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.loader import Loaded, load_section, read_toml, relative_path
-from mixseek.config.orchestrator import OrchestratorSettings
+from mixseek.config.model_ref import ModelRef
+from mixseek.config.orchestrator import NO_TEAMS, OrchestratorSettings
 from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
 from mixseek.config.prompt_templates import compile_prompt_templates
 from mixseek.config.team_models import TeamConfig
@@ -42,6 +43,16 @@ class ModelSite:
     """A model string, who uses it, and the file (or env variable) and key that set it."""
 
     model: str
+    role: str
+    source: str
+    key: str | None
+
+
+@dataclass(frozen=True)
+class _AnySite:
+    """A call site whose model may also be an object given in code."""
+
+    model: ModelRef
     role: str
     source: str
     key: str | None
@@ -89,24 +100,30 @@ class ExecutionConfig:
             yield site.model, site.role
 
     def model_sites(self) -> Iterator[ModelSite]:
-        """Every model call site with the file and key that chose its model, for one-line errors."""
+        """Every call site whose model is named by a string, with the file and key that chose it,
+        for one-line errors. (A model object given in code names nothing to check.)"""
+        for site in self._all_model_sites():
+            if isinstance(site.model, str):
+                yield ModelSite(site.model, site.role, site.source, site.key)
+
+    def _all_model_sites(self) -> Iterator[_AnySite]:
         for entry in self.teams:
             team = entry.config
-            yield ModelSite(
+            yield _AnySite(
                 team.leader.model, f"leader of team '{team.team_id}'", str(entry.path), "team.leader.model"
             )
             for i, member in enumerate(team.members):
                 source, key = entry.member_key_origin(i, "model")
                 role = f"member '{member.agent_name}' of team '{team.team_id}'"
-                yield ModelSite(member.model, role, str(source), key)
+                yield _AnySite(member.model, role, str(source), key)
         evaluator = self.evaluator.value
         for i, metric in enumerate(evaluator.metrics):
             role = f"evaluator metric '{metric.name}'"
             if metric.model is not None:
-                yield ModelSite(metric.model, role, str(self.evaluator.file), f"evaluator.metrics[{i}].model")
+                yield _AnySite(metric.model, role, str(self.evaluator.file), f"evaluator.metrics[{i}].model")
             elif metric.class_path is None:
-                yield ModelSite(evaluator.model, role, *_settings_site(self.evaluator, "evaluator"))
-        yield ModelSite(self.judgment.value.model, "judgment", *_settings_site(self.judgment, "judgment"))
+                yield _AnySite(evaluator.model, role, *_settings_site(self.evaluator, "evaluator"))
+        yield _AnySite(self.judgment.value.model, "judgment", *_settings_site(self.judgment, "judgment"))
 
     def class_path_sites(self) -> Iterator[ClassPathSite]:
         """Every custom member and metric class, resolved as the orchestrator resolves it."""
@@ -163,6 +180,8 @@ def collect_execution_config(
     if orchestrator is not None:
         settings = orchestrator.value
         team_refs = [t.config for t in settings.teams]
+        if not team_refs:
+            problems.errors.append(ConfigError(orch_path, "orchestrator.teams", NO_TEAMS))
         eval_path = relative_path(orch_path, settings.evaluator_config)
         judgment_path = relative_path(orch_path, settings.judgment_config)
     else:

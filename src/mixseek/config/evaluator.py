@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
+from mixseek.config.model_ref import ModelRef
 from mixseek.config.registries import METRICS
 
 BUILTIN_METRICS = METRICS.builtin_names()
@@ -19,7 +20,7 @@ class MetricConfig(BaseModel):
 
     name: str = Field(min_length=1)
     weight: float | None = Field(default=None, ge=0.0)
-    model: str | None = None
+    model: ModelRef | None = None
     class_path: str | None = None
     system_instruction: str | None = None
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
@@ -46,7 +47,7 @@ class EvaluatorSettings(MixseekSettings):
 
     model_config = SettingsConfigDict(env_prefix="MIXSEEK_EVALUATOR__")
 
-    model: str = "openai:gpt-4o"
+    model: ModelRef = "openai:gpt-4o"
     temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, gt=0)
     max_retries: int = Field(default=3, ge=0)

@@ -6,6 +6,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
+from mixseek.config.model_ref import ModelRef
 
 
 class JudgmentSettings(MixseekSettings):
@@ -13,7 +14,7 @@ class JudgmentSettings(MixseekSettings):
 
     model_config = SettingsConfigDict(env_prefix="MIXSEEK_JUDGMENT__")
 
-    model: str = "openai:gpt-4o"
+    model: ModelRef = "openai:gpt-4o"
     temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, gt=0)
     timeout_seconds: float = Field(default=60.0, gt=0)

@@ -1,8 +1,9 @@
 """Reading TOML config files into settings models, with env overrides and provenance.
 
-Precedence is env > TOML > default. Every failure becomes a `ConfigError`
-naming the file (or environment variable), the dotted key and the reason, so
-the CLI can print one line instead of a traceback.
+Precedence for files is env > TOML > default (`validate_data`). A settings object built in
+code is a library call, where what the caller wrote wins: constructor > env > default. Every
+failure becomes a `ConfigError` naming the file (or environment variable), the dotted key and
+the reason, so the CLI can print one line instead of a traceback.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ DEFAULT_SOURCE = "default"
 class MixseekSettings(BaseSettings):
     """Base for settings read from a TOML section and overridable from the environment.
 
-    TOML values arrive as init arguments; the environment is consulted first so
-    that it wins over the file.
+    Constructor arguments beat the environment (`OrchestratorSettings(max_rounds=2)` is 2 whatever
+    `MIXSEEK_ORCHESTRATOR__MAX_ROUNDS` says); the environment fills in what they leave out. A
+    file's values are not constructor arguments of the user's: `validate_data` lays the
+    environment over them before they are passed in, so for files the environment wins.
     """
 
     model_config = SettingsConfigDict(extra="forbid", validate_default=True)
@@ -46,7 +49,7 @@ class MixseekSettings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (env_settings, init_settings)
+        return (init_settings, env_settings)
 
 
 @dataclass
@@ -109,6 +112,19 @@ def env_values(model: type[BaseModel]) -> dict[str, Any]:
     return dict(EnvSettingsSource(model)())
 
 
+def over(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with `top` laid over it; tables present in both are merged the same way (so an
+    environment variable holding a table adds to the file's table, as pydantic-settings merges)."""
+    merged = dict(base)
+    for key, value in top.items():
+        below = merged.get(key)
+        if isinstance(below, Mapping) and isinstance(value, Mapping):
+            merged[key] = over(below, value)
+        else:
+            merged[key] = value
+    return merged
+
+
 def env_var_name(model: type[BaseModel], field_name: str) -> str:
     prefix = str(model.model_config.get("env_prefix", ""))
     return f"{prefix}{field_name}".upper()
@@ -165,7 +181,7 @@ def validate_data(
     """Validate already-read TOML data; the environment overrides it for settings models."""
     from_env = env_values(model)
     try:
-        value = model.model_validate(dict(data))
+        value = model.model_validate(over(data, from_env))
     except ValidationError as exc:
         raise errors_from_validation(
             exc, model=model, path=path, section=section, from_env=from_env

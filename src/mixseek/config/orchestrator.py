@@ -7,6 +7,8 @@ from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
 
+NO_TEAMS = 'at least one [[orchestrator.teams]] entry with config = "path" is required'
+
 
 class TeamReference(BaseModel):
     """One `[[orchestrator.teams]]` entry: a team file relative to orchestrator.toml."""
@@ -46,12 +48,12 @@ class OrchestratorSettings(MixseekSettings):
     evaluator_config: str = "evaluator.toml"
     judgment_config: str = "judgment.toml"
     teams: list[TeamReference] = Field(default_factory=list)
+    """The team files of `orchestrator.toml` (at least one there; see `bundle`). A config built in
+    code gives its teams to `mixseek.Mixseek` instead and leaves this empty."""
 
     @field_validator("teams")
     @classmethod
     def validate_teams(cls, v: list[TeamReference]) -> list[TeamReference]:
-        if not v:
-            raise ValueError('at least one [[orchestrator.teams]] entry with config = "path" is required')
         paths = [t.config for t in v]
         duplicates = sorted({p for p in paths if paths.count(p) > 1})
         if duplicates:

@@ -33,7 +33,7 @@ from mixseek.config.prompt_defaults import (
     TEAM_TEMPLATE,
     TEMPLATE_VARIABLES,
 )
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 
 TEMPLATE_FILENAME = "<template>"
 
@@ -53,7 +53,7 @@ _LOADING_NODES: dict[type[nodes.Node], str] = {
 }
 
 
-class PromptTemplateError(TemplateError, MixseekError):
+class PromptTemplateError(TemplateError, InputError):
     """A prompt template is malformed, uses a variable it may not, or failed to render.
 
     The message names the template, where it came from (file path, "env VAR" or

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 from mixseek.plugin_registry import PluginRegistry
 
 MEMBER_TYPES = PluginRegistry(
@@ -60,9 +60,7 @@ def options_model_of(cls: type) -> type[BaseModel] | None:
     """A member class's `options_model`: a pydantic model, or None when the type takes no options."""
     model = getattr(cls, "options_model", None)
     if model is not None and not (isinstance(model, type) and issubclass(model, BaseModel)):
-        raise MixseekError(
-            f"{cls.__module__}.{cls.__qualname__}.options_model must be a pydantic model class"
-        )
+        raise InputError(f"{cls.__module__}.{cls.__qualname__}.options_model must be a pydantic model class")
     return model
 
 

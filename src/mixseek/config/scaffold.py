@@ -8,7 +8,7 @@ from pathlib import Path
 from string import Template
 
 from mixseek.config.workspace import Workspace
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 
 DEFAULT_SAMPLE_MODEL = "local:smollm2"
 
@@ -48,7 +48,7 @@ def _write_sample(resource: str, target: Path, model: str) -> None:
 def _refuse_overwrite(paths: list[Path]) -> None:
     existing = [p for p in paths if p.exists()]
     if existing:
-        raise MixseekError(f"{existing[0]}: already exists; pass --force to overwrite (nothing was written)")
+        raise InputError(f"{existing[0]}: already exists; pass --force to overwrite (nothing was written)")
 
 
 def write_workspace(root: Path, model: str, *, force: bool = False) -> list[Path]:
@@ -71,7 +71,7 @@ def write_config_kind(
 ) -> Path:
     """Write one sample config file of the given kind."""
     if kind not in CONFIG_KINDS:
-        raise MixseekError(f"--kind: unknown config kind '{kind}' (choose from {', '.join(CONFIG_KINDS)})")
+        raise InputError(f"--kind: unknown config kind '{kind}' (choose from {', '.join(CONFIG_KINDS)})")
     resource, rel = CONFIG_KINDS[kind]
     target = output if output is not None else root / rel
     if not force:

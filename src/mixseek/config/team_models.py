@@ -22,6 +22,7 @@ from pydantic import (
 
 from mixseek.config.loader import errors_from_validation
 from mixseek.config.member_options import CodeExecOptions, WebFetchOptions, WebSearchOptions
+from mixseek.config.model_ref import ModelRef
 from mixseek.config.registries import (
     BUILTIN_OPTION_TABLES,
     CUSTOM_MEMBER_TYPE,
@@ -52,7 +53,7 @@ class LeaderAgentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     system_prompt: str | None = None
-    model: str = "openai:gpt-4o"
+    model: ModelRef = "openai:gpt-4o"
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, gt=0)
     timeout_seconds: int | None = Field(default=300, ge=10, le=600)
@@ -81,7 +82,7 @@ class MemberAgentConfig(BaseModel):
     agent_type: str
     tool_name: str | None = None
     tool_description: str
-    model: str
+    model: ModelRef
     system_instruction: str | None = None
     system_prompt: str | None = None
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)

@@ -10,14 +10,14 @@ from pathlib import Path
 from pydantic_ai import UsageLimitExceeded
 
 from mixseek.config.evaluator import EvaluatorSettings
-from mixseek.errors import MixseekError, describe_exception
+from mixseek.errors import RuntimeFailure, describe_exception
 from mixseek.evaluator.metrics import Metric, create_metric
 from mixseek.evaluator.models import EvaluationResult, MetricResult
 
 EvaluatorPromptRenderer = Callable[[str, str], str]
 
 
-class EvaluationError(MixseekError):
+class EvaluationError(RuntimeFailure):
     """A metric failed after its retries; the evaluation has no score."""
 
     def __init__(self, metric: str, cause: BaseException) -> None:

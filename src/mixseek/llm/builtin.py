@@ -13,7 +13,7 @@ import re
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.providers import infer_provider_class
 
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 from mixseek.llm.credentials import CREDENTIAL_RULES
 from mixseek.llm.model_string import ACCEPTED_FORM, PROVIDER_ALIASES
 
@@ -46,11 +46,11 @@ def install_command(provider: str, error: ImportError) -> str:
     return "install the provider's SDK"
 
 
-def missing_sdk_error(model: str, role: str, provider: str, error: ImportError) -> MixseekError:
+def missing_sdk_error(model: str, role: str, provider: str, error: ImportError) -> InputError:
     """The one-line error for a provider whose SDK is not installed."""
     package = _missing_package(error)
     what = f"the Python module {package!r}, which is" if package else "a provider SDK that is"
-    return MixseekError(
+    return InputError(
         f"model {model!r} for {role} needs {what} not installed: {install_command(provider, error)}"
     )
 
@@ -62,13 +62,13 @@ def _missing_package(error: ImportError) -> str | None:
     return name if name and not name.startswith("pydantic_ai") else None
 
 
-def unknown_provider_error(model: str, role: str, provider: str, known: tuple[str, ...] = ()) -> MixseekError:
+def unknown_provider_error(model: str, role: str, provider: str, known: tuple[str, ...] = ()) -> InputError:
     """The one-line error for a prefix that is neither a pydantic-ai provider nor registered."""
     message = f"model {model!r} for {role} has an unknown provider {provider!r}"
     close = difflib.get_close_matches(provider, sorted({*_SUGGESTABLE, *known}), n=1, cutoff=0.75)
     if close:
         message += f" (did you mean {close[0]!r}?)"
-    return MixseekError(f"{message}: {ACCEPTED_FORM}")
+    return InputError(f"{message}: {ACCEPTED_FORM}")
 
 
 def ensure_known_provider(model: str, role: str, provider: str, *, registered: tuple[str, ...] = ()) -> None:

@@ -10,7 +10,11 @@ Resolution order for a model string:
    `infer_model` builds the model, which makes one HTTP attempt per request (retrying is
    mixseek's, see `retrying`) and redacts credentials echoed in its answers (see `redacting`).
 
-Every failure is a `MixseekError` that names the model string and the role it was chosen for.
+A pydantic-ai `Model` object (a config written in code) is used as it is, with the same
+single-attempt and redaction wrappers as a model built from a string; it goes by its label
+(`model_objects.model_label`) wherever a string is needed.
+
+Every failure is an `InputError` that names the model string and the role it was chosen for.
 """
 
 from __future__ import annotations
@@ -21,10 +25,11 @@ from collections.abc import Callable
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
 
-from mixseek.errors import MissingCredentialsError, MixseekError, describe_exception
+from mixseek.errors import InputError, MissingCredentialsError, MixseekError, describe_exception
 from mixseek.llm.builtin import ensure_known_provider, missing_sdk_error
 from mixseek.llm.credentials import missing_env_var, primary_env_var
 from mixseek.llm.middleware import apply_wrappers
+from mixseek.llm.model_objects import model_label
 from mixseek.llm.model_string import TEST_MODEL, ModelString, parse_model_string
 from mixseek.llm.overrides import has_override, overridden_model
 from mixseek.llm.redacting import RedactingModel
@@ -34,14 +39,16 @@ from mixseek.llm.retrying import SingleAttemptModel
 _SET_ENV_VAR_RE = re.compile(r"Set the `([A-Z][A-Z0-9_]*)` environment variable")
 
 
-def create_model(model: str, *, role: str) -> Model:
+def create_model(model: str | Model, *, role: str) -> Model:
     """Build the pydantic-ai model named by `model` for `role` (used only in error messages).
 
     `role` describes who uses the model, e.g. "leader of team 'alpha'" or "evaluator metric
     'coverage'". Raises `MissingCredentialsError` when the provider's environment variable is not
-    set and `MixseekError` for any other problem (malformed string, unknown provider, SDK not
+    set and `InputError` for any other problem (malformed string, unknown provider, SDK not
     installed, provider refused its configuration).
     """
+    if isinstance(model, Model):
+        return apply_wrappers(RedactingModel(SingleAttemptModel(model)), model_label(model), role)
     return apply_wrappers(_build_model(model, role), model, role)
 
 
@@ -67,18 +74,18 @@ def _build_model(model: str, role: str) -> Model:
         env_var = _env_var_named_in(exc)
         if env_var is not None:
             raise MissingCredentialsError(model, role, env_var) from exc
-        raise MixseekError(f"model {model!r} for {role} could not be created: {_describe(exc)}") from exc
+        raise InputError(f"model {model!r} for {role} could not be created: {_describe(exc)}") from exc
     # one HTTP attempt per request (mixseek retries, above the governor); no echoed key gets in
     return RedactingModel(SingleAttemptModel(built))
 
 
-def check_credentials(model: str, *, role: str) -> None:
+def check_credentials(model: str | Model, *, role: str) -> None:
     """Do every check `create_model` does without building the model.
 
     For `--dry-run` and `config validate`. Raises the same errors `create_model` would raise
-    before construction.
+    before construction. A model object needs no check: it is built already.
     """
-    if model == TEST_MODEL or has_override(model):
+    if isinstance(model, Model) or model == TEST_MODEL or has_override(model):
         return
     spec = parse_model_string(model, role=role)
     plugin = registered_provider(spec.provider)
@@ -89,14 +96,14 @@ def check_credentials(model: str, *, role: str) -> None:
     _check_builtin(model, role, spec.canonical_provider)
 
 
-def required_env_var(model: str) -> str | None:
+def required_env_var(model: str | Model) -> str | None:
     """The environment variable holding the credential `model` needs, whether or not it is set.
 
-    None for `test`, overridden strings, registered prefixes (such as `local:`), providers whose
-    credentials come from elsewhere (AWS profiles, Google ADC) and strings that are not valid model
-    strings (`check_credentials` reports those).
+    None for model objects, `test`, overridden strings, registered prefixes (such as `local:`),
+    providers whose credentials come from elsewhere (AWS profiles, Google ADC) and strings that are
+    not valid model strings (`check_credentials` reports those).
     """
-    if model == TEST_MODEL or has_override(model):
+    if isinstance(model, Model) or model == TEST_MODEL or has_override(model):
         return None
     try:
         spec = parse_model_string(model, role="")
@@ -117,7 +124,7 @@ def _check_builtin(model: str, role: str, provider: str) -> None:
 def _from_plugin(plugin: ModelProvider, spec: ModelString, model: str, role: str) -> Model:
     result = _call_plugin(plugin.factory, spec, model, role)
     if not isinstance(result, Model):
-        raise MixseekError(
+        raise InputError(
             f"model {model!r} for {role}: the {plugin.prefix!r} provider returned "
             f"{type(result).__name__}, not a pydantic-ai Model"
         )
@@ -128,7 +135,7 @@ def _call_plugin(function: Callable[[str], object], spec: ModelString, model: st
     try:
         return function(spec.name)
     except Exception as exc:
-        raise MixseekError(f"model {model!r} for {role}: {_describe(exc)}") from exc
+        raise InputError(f"model {model!r} for {role}: {_describe(exc)}") from exc
 
 
 def _env_var_named_in(exc: Exception) -> str | None:

@@ -24,6 +24,7 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 
+from mixseek.errors import RuntimeFailure
 from mixseek.llm.usage import usage_to_dict
 
 
@@ -47,7 +48,7 @@ def call_scope(team_id: str, round_number: int) -> Iterator[None]:
         _scope.reset(token)
 
 
-class BudgetExceeded(UsageLimitExceeded):
+class BudgetExceeded(UsageLimitExceeded, RuntimeFailure):
     """An execution-wide limit is reached: no further model request is made."""
 
     def __init__(self, limit: str, value: float, spent: float) -> None:

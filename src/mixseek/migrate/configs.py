@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 from mixseek.migrate.fields import Where
 from mixseek.migrate.members import convert_member
 from mixseek.migrate.report import Report
@@ -214,7 +214,7 @@ def _main_orchestrator(planner: _Planner, orchestrators: list[Path], chosen: Pat
         resolved = chosen.expanduser()
         resolved = (resolved if resolved.is_absolute() else planner.legacy.root / resolved).resolve()
         if resolved not in orchestrators:
-            raise MixseekError(
+            raise InputError(
                 f"--orchestrator: {resolved} is not an orchestrator file of {planner.legacy.root}"
             )
         return resolved

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mixseek.config.loader import read_toml
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 
 DB_FILENAME = "mixseek.db"
 
@@ -56,12 +56,10 @@ def open_source(src: Path) -> LegacyWorkspace:
     """The workspace at `src`; a path that is not one is a one-line error."""
     root = src.expanduser().resolve()
     if not root.exists():
-        raise MixseekError(f"{root}: no such directory (give the mixseek-core workspace to migrate)")
+        raise InputError(f"{root}: no such directory (give the mixseek-core workspace to migrate)")
     if not root.is_dir():
-        raise MixseekError(f"{root}: not a directory (give the mixseek-core workspace to migrate)")
+        raise InputError(f"{root}: not a directory (give the mixseek-core workspace to migrate)")
     workspace = LegacyWorkspace(root)
     if not workspace.configs.is_dir() and not workspace.db_path.exists():
-        raise MixseekError(
-            f"{root}: not a mixseek-core workspace (it has neither configs/ nor {DB_FILENAME})"
-        )
+        raise InputError(f"{root}: not a mixseek-core workspace (it has neither configs/ nor {DB_FILENAME})")
     return workspace

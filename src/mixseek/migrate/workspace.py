@@ -17,7 +17,7 @@ import tomli_w
 
 from mixseek.config.bundle import collect_execution_config
 from mixseek.config.workspace import Workspace
-from mixseek.errors import ConfigError, MixseekError
+from mixseek.errors import ConfigError, InputError
 from mixseek.migrate.configs import MAIN_ORCHESTRATOR, ConfigPlan, OutputFile, plan_configs
 from mixseek.migrate.history import LegacyHistory, read_history
 from mixseek.migrate.report import Report
@@ -47,7 +47,7 @@ def _refuse_overwrite(dest: Workspace, plan: ConfigPlan) -> None:
     existing = sorted(dest.root / path for path in plan.files if (dest.root / path).exists())
     if existing:
         more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
-        raise MixseekError(
+        raise InputError(
             f"{existing[0]}: already exists{more}; pass --force to overwrite (nothing was written)"
         )
 
@@ -72,7 +72,7 @@ def migrate_workspace(
     """Convert the mixseek-core workspace at `src` into `dest` (see the module docstring)."""
     legacy = open_source(src)
     if dest.root.resolve() == legacy.root:
-        raise MixseekError(f"{dest.root}: the new workspace must be another directory than the source")
+        raise InputError(f"{dest.root}: the new workspace must be another directory than the source")
     result = MigrationResult(legacy)
     plan = plan_configs(legacy, result.report, main=main) if legacy.configs.is_dir() else ConfigPlan()
     if legacy.db_path.exists():

@@ -1,60 +1,182 @@
-"""What happens during an execution, as events for the live view, log lines and the JSONL log."""
+"""What happens during an execution, as typed events.
+
+The orchestrator emits them; every consumer reads the same stream: the Python API's async
+iterator (`Mixseek.iter`), the CLI's live view and log lines, the JSONL log. Each event is a
+frozen pydantic model whose `kind` tells them apart (`Event` is their union, discriminated by
+`kind`), so a consumer can `match` on the class and a reader of the JSONL log can parse a
+line back with `parse_event`.
+
+A JSONL line is `{"at", "kind", "execution_id", "team_id", "round_number", ...the event's own
+fields}`; `team_id` and `round_number` are null where an event has none.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Annotated, Any, Literal, TextIO, TypeAlias
 
-from mixseek.redaction import redact_in
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from mixseek.redaction import Redactor
+from mixseek.round_controller.models import RoundOutcomeStatus
+from mixseek.storage.models import FinalStatus, StopReason
+from mixseek.storage.views import UsageTotals
 from mixseek.text_safety import strip_controls
 
-EventKind = Literal[
-    "execution_started",
-    "execution_resumed",
-    "round_started",
-    "team_round_started",
-    "team_round_finished",
-    "team_decided",
-    "execution_stopping",
-    "execution_finished",
-]
+_COMMON = ("at", "kind", "execution_id", "team_id", "round_number")
 
 
-@dataclass(frozen=True)
-class Event:
-    kind: EventKind
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
     execution_id: str
-    team_id: str | None = None
-    round_number: int | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-    at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    def details(self) -> dict[str, Any]:
+        """The event's own fields (not where and when), as JSON values."""
+        return self.model_dump(mode="json", exclude=set(_COMMON))
 
     def as_dict(self) -> dict[str, Any]:
+        """The JSONL form."""
         return {
             "at": self.at.isoformat(),
             "kind": self.kind,
             "execution_id": self.execution_id,
-            "team_id": self.team_id,
-            "round_number": self.round_number,
-            **self.data,
+            "team_id": getattr(self, "team_id", None),
+            "round_number": getattr(self, "round_number", None),
+            **self.details(),
         }
 
     def as_line(self) -> str:
         """One human-readable log line."""
+        team_id = getattr(self, "team_id", None)
+        round_number = getattr(self, "round_number", None)
         where = " ".join(
             p
             for p in (
-                f"team={self.team_id}" if self.team_id else "",
-                f"round={self.round_number}" if self.round_number else "",
+                f"team={team_id}" if team_id else "",
+                f"round={round_number}" if round_number else "",
             )
             if p
         )
-        details = " ".join(f"{k}={_short(v)}" for k, v in self.data.items() if v is not None)
+        details = " ".join(f"{k}={_short(v)}" for k, v in self.details().items() if v is not None)
         return " ".join(p for p in (self.at.strftime("%H:%M:%S"), self.kind, where, details) if p)
+
+
+class ExecutionStarted(_Event):
+    """A new execution was created in the store; `teams` compete for up to `max_rounds`."""
+
+    kind: Literal["execution_started"] = "execution_started"
+    teams: list[str]
+    max_rounds: int
+
+
+class ExecutionResumed(_Event):
+    """An interrupted execution goes on; `config_changed` when its configs differ from its start."""
+
+    kind: Literal["execution_resumed"] = "execution_resumed"
+    config_changed: bool | None = None
+
+
+class RoundStarted(_Event):
+    """Round `round_number` begins for `teams` (those that have not done it yet)."""
+
+    kind: Literal["round_started"] = "round_started"
+    round_number: int
+    teams: list[str]
+
+
+class TeamRoundStarted(_Event):
+    kind: Literal["team_round_started"] = "team_round_started"
+    team_id: str
+    round_number: int
+
+
+class TeamRoundFinished(_Event):
+    """A team's round ended: its `score` (0–100) when `completed`, else the `error`."""
+
+    kind: Literal["team_round_finished"] = "team_round_finished"
+    team_id: str
+    round_number: int
+    status: RoundOutcomeStatus
+    score: float | None = None
+    error: str | None = None
+    tokens: int = 0
+    elapsed: float = 0.0
+
+
+class TeamDecided(_Event):
+    """Whether a team goes on after a round: by the judgment model (`reason` "judgment", with its
+    `reasoning` and `confidence`), by a rule ("min_rounds", "max_rounds"), or "judgment_failed"."""
+
+    kind: Literal["team_decided"] = "team_decided"
+    team_id: str
+    round_number: int
+    should_continue: bool
+    reason: str
+    confidence: float | None = None
+    reasoning: str | None = None
+
+
+class UsageUpdated(_Event):
+    """What the execution has spent so far, after a round and its decisions were stored."""
+
+    kind: Literal["usage_updated"] = "usage_updated"
+    round_number: int
+    usage: UsageTotals
+
+
+class ExecutionStopping(_Event):
+    """No further round starts: the rounds are done (`finished`), or a limit or interrupt stops them."""
+
+    kind: Literal["execution_stopping"] = "execution_stopping"
+    reason: StopReason
+    detail: str | None = None
+
+
+class ExecutionFinished(_Event):
+    """The final status is stored; the winner is `best_team` (None when no round was scored)."""
+
+    kind: Literal["execution_finished"] = "execution_finished"
+    status: FinalStatus
+    best_team: str | None = None
+    best_score: float | None = None
+
+
+Event: TypeAlias = Annotated[
+    ExecutionStarted
+    | ExecutionResumed
+    | RoundStarted
+    | TeamRoundStarted
+    | TeamRoundFinished
+    | TeamDecided
+    | UsageUpdated
+    | ExecutionStopping
+    | ExecutionFinished,
+    Field(discriminator="kind"),
+]
+"""Any event of an execution."""
+
+_EVENT: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(data: Mapping[str, Any]) -> Event:
+    """An event from its JSONL form (the nulls of `team_id`/`round_number` it does not have are dropped)."""
+    values = {k: v for k, v in data.items() if not (k in ("team_id", "round_number") and v is None)}
+    return _EVENT.validate_python(values)
+
+
+def redacted(event: Event) -> Event:
+    """`event` without the values of the credentials set in the environment (an echoed key in an
+    error message, say)."""
+    redactor = Redactor()
+    if not redactor.active:
+        return event
+    return _EVENT.validate_python(redactor.value(event.model_dump()))
 
 
 def _short(value: Any) -> str:
@@ -73,8 +195,8 @@ class EventBus:
         self.sinks = list(sinks)
 
     def emit(self, event: Event) -> None:
-        # no sink (log file, terminal) sees a credential value, e.g. in an echoed error
-        event = replace(event, data=redact_in(event.data))
+        # no sink (log file, terminal, API consumer) sees a credential value, e.g. in an echoed error
+        event = redacted(event)
         for sink in self.sinks:
             try:
                 sink(event)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from mixseek.exit_codes import ExitCode
 from mixseek.storage.models import ExecutionStatus, FinalStatus, RoundStatusRecord, StopReason
 from mixseek.storage.views import BestSubmission, RankingEntry, TeamStanding, UsageTotals
 
@@ -21,14 +22,15 @@ __all__ = [
     "degraded_reasons",
 ]
 
-EXIT_CODES: dict[str, int] = {
-    "completed": 0,
-    "partial_failure": 1,
-    "failed": 2,
-    "interrupted": 130,
+EXIT_CODES: dict[str, ExitCode] = {
+    "completed": ExitCode.SUCCESS,
+    "partial_failure": ExitCode.PARTIAL_FAILURE,
+    "failed": ExitCode.FAILURE,
+    "interrupted": ExitCode.INTERRUPTED,
     # completed, but a role the result depends on failed (see `degraded_reasons`)
-    "degraded": 1,
+    "degraded": ExitCode.PARTIAL_FAILURE,
 }
+"""The exit code of `mixseek exec` for each final status (the codes are `mixseek.exit_codes`)."""
 
 
 def degraded_reasons(statuses: Iterable[RoundStatusRecord]) -> list[str]:
@@ -60,6 +62,9 @@ class TeamSummary(TeamStanding):
 
 
 class ExecutionSummary(BaseModel):
+    """The result of one execution (what `Mixseek.run` returns and `mixseek exec` prints): the
+    winning submission, the leaderboard (best first), how each team ended, usage and cost."""
+
     execution_id: str
     user_prompt: str
     status: FinalStatus
@@ -80,6 +85,12 @@ class ExecutionSummary(BaseModel):
     def degraded(self) -> bool:
         """Whether a role failed although the status may say `completed`."""
         return bool(self.degraded_reasons)
+
+    @property
+    def winner(self) -> BestSubmission | None:
+        """The winning submission (`best`): the leaderboard's first team's best round; None when
+        no round was scored."""
+        return self.best
 
     @property
     def exit_code(self) -> int:

@@ -29,7 +29,7 @@ from pydantic_ai import UsageLimitExceeded
 
 from mixseek.agents.leader.agent import LeaderTeam, build_message_serializer
 from mixseek.config.bundle import ExecutionConfig
-from mixseek.errors import MixseekError, describe_exception
+from mixseek.errors import InputError, RuntimeFailure, describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.llm import wrap_models
 from mixseek.llm.governor import Budget, Governor, ModelLimit
@@ -149,12 +149,22 @@ class Orchestrator:
 
     async def run(self, user_prompt: str, *, execution_id: str | None = None) -> ExecutionSummary:
         if not user_prompt.strip():
-            raise MixseekError("PROMPT: must not be empty")
+            raise InputError("PROMPT: must not be empty")
         execution_id = execution_id or new_execution_id()
         owner = ExecutionOwner.this_process()
         # created inside the ownership: a Ctrl-C while the row is written still leaves it interrupted
         async with self._ownership(execution_id, owner):
-            await self.store.create_execution(execution_id, user_prompt, self.config_snapshot(), owner=owner)
+            try:
+                await self.store.create_execution(
+                    execution_id, user_prompt, self.config_snapshot(), owner=owner
+                )
+            except Exception:
+                # asked only once the write failed: a run opens the store no more often than before
+                if await self.store.get_execution(execution_id) is not None:
+                    raise InputError(
+                        f"execution_id: '{execution_id}' exists already in {self.store.location}"
+                    ) from None
+                raise
             self.events.emit(
                 ExecutionStarted(
                     execution_id=execution_id, teams=list(self.teams), max_rounds=self.settings.max_rounds
@@ -166,9 +176,9 @@ class Orchestrator:
     async def resume(self, execution_id: str) -> ExecutionSummary:
         record = await self.store.get_execution(execution_id)
         if record is None:
-            raise MixseekError(f"--resume: no execution '{execution_id}' in {self.store.location}")
+            raise InputError(f"--resume: no execution '{execution_id}' in {self.store.location}")
         if record.status not in RESUMABLE_STATUSES:
-            raise MixseekError(
+            raise InputError(
                 f"--resume: execution '{execution_id}' is {record.status}; only running or "
                 "interrupted executions can be resumed"
             )
@@ -178,7 +188,7 @@ class Orchestrator:
             try:
                 await self.store.claim_execution(execution_id, owner)
             except (ExecutionOwnedError, RecordNotFoundError) as exc:  # run by another process, or ended
-                raise MixseekError(f"--resume: {exc}") from None
+                raise InputError(f"--resume: {exc}") from None
             spent = await self.store.get_usage_totals(execution_id)
             self.governor.ledger.preload(usage_from_dict(spent.model_dump()))
             self.events.emit(ExecutionResumed(execution_id=execution_id, config_changed=changed or None))
@@ -295,7 +305,7 @@ class Orchestrator:
             await self._flush_usage(execution_id)
             if self._lease_lost is not None:
                 await self.store.aclose()
-                raise MixseekError(f"stopped without finishing: {self._lease_lost}") from None
+                raise RuntimeFailure(f"stopped without finishing: {self._lease_lost}") from None
             await self._finish(
                 execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds_run, started
             )

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent, RunUsage, UsageLimitExceeded
 
 from mixseek.config.judgment import JudgmentSettings
-from mixseek.errors import MixseekError, describe_exception
+from mixseek.errors import RuntimeFailure, describe_exception
 from mixseek.llm import build_model_settings, create_model
 from mixseek.llm.retrying import RetryingModel
 from mixseek.prompt_builder.models import RoundPromptContext
@@ -38,7 +38,9 @@ class JudgmentResult:
     usage: RunUsage = field(default_factory=RunUsage)
 
 
-class JudgmentError(MixseekError):
+class JudgmentError(RuntimeFailure):
+    """The judgment's model call failed after its retries."""
+
     def __init__(self, cause: BaseException) -> None:
         super().__init__(f"judgment failed: {describe_exception(cause)}")
 

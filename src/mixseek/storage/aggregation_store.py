@@ -49,7 +49,7 @@ from mixseek.storage._round_writes import (
     json_text,
 )
 from mixseek.storage._write_queue import WriteKind, WriteQueue
-from mixseek.storage.errors import RecordNotFoundError, StorageError, StoreBusyError
+from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner
 from mixseek.storage.models import (
     ExecutionLease,
@@ -62,7 +62,7 @@ from mixseek.storage.models import (
     as_utc,
 )
 from mixseek.storage.read_model import list_overviews, read_execution, usage_totals
-from mixseek.storage.retry import RetryPolicy, is_transient
+from mixseek.storage.retry import RetryPolicy, run_retrying_async
 from mixseek.storage.schema import EXECUTION_STATUSES
 from mixseek.storage.views import ExecutionOverview, ExecutionView, RankingEntry, UsageTotals
 
@@ -245,20 +245,11 @@ class AggregationStore:
     async def _run(self, work: Callable[[Conn], T], *, write: bool) -> T:
         """Run `work` in a worker thread (writes in one transaction), retrying while
         another process holds the file."""
-        retry_index = 0
-        while True:
-            try:
-                return await asyncio.to_thread(self._connector.run, work, transaction=write)
-            except duckdb.Error as exc:
-                if not is_transient(exc):
-                    raise
-                if retry_index + 1 >= self._retry.attempts:
-                    attempts = self._retry.attempts
-                    raise StoreBusyError(
-                        f"{self.db_path}: database stayed locked through {attempts} attempts: {exc}"
-                    ) from exc
-                await asyncio.sleep(self._retry.delay(retry_index))
-                retry_index += 1
+        return await run_retrying_async(
+            self._retry,
+            str(self.db_path),
+            lambda: asyncio.to_thread(self._connector.run, work, transaction=write),
+        )
 
     # -- executions -----------------------------------------------------------
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import duckdb
 
-from mixseek.errors import MixseekError
+from mixseek.errors import RuntimeFailure
 
 
-class StorageError(MixseekError):
-    """The database file cannot be used as asked."""
+class StorageError(RuntimeFailure):
+    """The database file cannot be used as asked (a failure at run time, not the input's fault)."""
 
 
 class SchemaVersionError(StorageError):

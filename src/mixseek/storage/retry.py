@@ -6,23 +6,30 @@ briefly locks the file now and then; opening it during that window fails
 with an `IOException` about the lock. Waiting a little and trying again is
 the right answer. Errors caused by the data (constraint violations, bad
 JSON) fail the same way every time and are raised at once.
+
+tenacity runs the attempts (stop, wait, which errors to retry, re-raising);
+what is mixseek's own is which errors are transient (`is_transient`), the
+backoff (`RetryPolicy`) and the `StoreBusyError` raised when every attempt
+met the lock.
 """
 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 import duckdb
+from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from mixseek.storage.errors import StoreBusyError
 
 T = TypeVar("T")
 
 _LOCK_MARKERS = ("could not set lock", "conflicting lock")
+# 2**1000 s is past any max_delay already; a larger exponent would overflow a float
+_MAX_EXPONENT = 1000
 
 
 @dataclass(frozen=True)
@@ -50,10 +57,14 @@ class RetryPolicy:
 
     def delay(self, retry_index: int) -> float:
         """Seconds to wait before retry number `retry_index` (0 = first retry)."""
-        delay = min(self.max_delay, self.base_delay * 2.0**retry_index)
+        delay = min(self.max_delay, self.base_delay * 2.0 ** min(retry_index, _MAX_EXPONENT))
         if self.jitter:
             delay *= 1.0 - self.jitter * random.random()
         return delay
+
+    def wait(self, state: RetryCallState) -> float:
+        """tenacity's wait: the delay after attempt `state.attempt_number` (1-based) failed."""
+        return self.delay(state.attempt_number - 1)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -70,18 +81,64 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
+def _raise_busy(policy: RetryPolicy, what: str) -> Callable[[RetryCallState], NoReturn]:
+    """tenacity's callback once every attempt met the lock: one line naming the file."""
+
+    def busy(state: RetryCallState) -> NoReturn:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        raise StoreBusyError(
+            f"{what}: database stayed locked through {policy.attempts} attempts: {exc}"
+        ) from exc
+
+    return busy
+
+
 def run_retrying(policy: RetryPolicy, what: str, attempt: Callable[[], T]) -> T:
     """Call `attempt` until it gets past another process's lock (blocking; for code outside the
-    event loop). `what` names the file in the error raised when every attempt met the lock."""
-    for retry_index in range(policy.attempts):
-        try:
-            return attempt()
-        except duckdb.Error as exc:
-            if not is_transient(exc):
-                raise
-            if retry_index + 1 >= policy.attempts:
-                raise StoreBusyError(
-                    f"{what}: database stayed locked through {policy.attempts} attempts: {exc}"
-                ) from exc
-            time.sleep(policy.delay(retry_index))
-    raise AssertionError("unreachable: policy.attempts >= 1")
+    event loop). `what` names the file in the `StoreBusyError` raised when every attempt met the
+    lock; other errors are raised at once.
+
+    The first attempt is made directly and tenacity takes over only once it met a lock: every
+    store operation passes here, and tenacity's bookkeeping is not free."""
+    try:
+        return attempt()
+    except duckdb.Error as exc:
+        if not is_transient(exc):
+            raise
+        failed: list[BaseException] = [exc]
+
+    def call() -> T:
+        if failed:  # tenacity's attempt 1 is the one already made
+            raise failed.pop()
+        return attempt()
+
+    retrying = Retrying(
+        stop=stop_after_attempt(policy.attempts),
+        wait=policy.wait,
+        retry=retry_if_exception(is_transient),
+        retry_error_callback=_raise_busy(policy, what),
+    )
+    return retrying(call)
+
+
+async def run_retrying_async(policy: RetryPolicy, what: str, attempt: Callable[[], Awaitable[T]]) -> T:
+    """`run_retrying` for the event loop: `attempt` is awaited, and the waits do not block it."""
+    try:
+        return await attempt()
+    except duckdb.Error as exc:
+        if not is_transient(exc):
+            raise
+        failed: list[BaseException] = [exc]
+
+    async def call() -> T:
+        if failed:  # tenacity's attempt 1 is the one already made
+            raise failed.pop()
+        return await attempt()
+
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.attempts),
+        wait=policy.wait,
+        retry=retry_if_exception(is_transient),
+        retry_error_callback=_raise_busy(policy, what),
+    )
+    return await retrying(call)

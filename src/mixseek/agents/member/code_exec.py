@@ -20,7 +20,7 @@ from mixseek.agents.member.code_exec_tool import (
 )
 from mixseek.agents.member.options import CodeExecOptions
 from mixseek.config.bundle import ExecutionConfig
-from mixseek.errors import ConfigError, MixseekError
+from mixseek.errors import ConfigError, InputError
 
 CODE_EXEC_INSTRUCTION = (
     "あなたは計算やデータ処理を担当するメンバーエージェントです。"
@@ -46,7 +46,7 @@ class CodeExecMemberAgent(LLMMemberAgent):
             self.sandbox: Sandbox = prepare_sandbox(self.options)
         except CodeExecError as exc:
             key = "sandbox" if isinstance(exc, SandboxUnavailable) else "python_executable"
-            raise MixseekError(f"{self.role}: code_exec.{key}: {exc}") from None
+            raise InputError(f"{self.role}: code_exec.{key}: {exc}") from None
 
     def default_instruction(self) -> str:
         return CODE_EXEC_INSTRUCTION

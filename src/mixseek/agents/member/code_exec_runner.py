@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from mixseek.agents.member.code_exec_result import ExecutionResult, StreamCapture, memory_exceeded
 from mixseek.agents.member.options import CodeExecOptions
+from mixseek.errors import RuntimeFailure
 
 __all__ = [
     "CodeExecError",
@@ -36,7 +37,7 @@ _DRAIN_GRACE_SECONDS = 2.0  # after the kill: how long to wait for the pipes to 
 _STOP_GRACE_SECONDS = 10.0  # after SIGTERM: how long the bootstrap may take to kill what the script left
 
 
-class CodeExecError(Exception):
+class CodeExecError(RuntimeFailure):
     """The Python interpreter could not be started (failures of the user's code are results)."""
 
 

@@ -26,6 +26,8 @@ import zlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from mixseek.errors import RuntimeFailure
+
 __all__ = [
     "MAX_LAYERS",
     "STEP",
@@ -43,7 +45,7 @@ MAX_LAYERS = 4
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-class ContentDecodingError(Exception):
+class ContentDecodingError(RuntimeFailure):
     """The body cannot be decoded within the bounds; the message is one clause for the model."""
 
 

@@ -58,6 +58,7 @@ from pydantic import BaseModel, ConfigDict
 from mixseek.agents.member._html_text import html_to_text, normalize_charset, sniff_charset
 from mixseek.agents.member.options import WebFetchOptions
 from mixseek.agents.member.web_fetch_decode import ContentDecoder, ContentDecodingError
+from mixseek.errors import RuntimeFailure
 
 __all__ = [
     "FetchResult",
@@ -117,7 +118,7 @@ _INLINE_TEXT_BYTES = 256 * 1024
 _COMPRESSED_SLACK = 1024 * 1024
 
 
-class WebFetchError(Exception):
+class WebFetchError(RuntimeFailure):
     """A URL could not be fetched; the message is one sentence for the model."""
 
     def __init__(

@@ -12,7 +12,7 @@ from pydantic_ai.native_tools import WebSearchTool
 from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import LLMMemberAgent
 from mixseek.agents.member.options import WebSearchOptions
-from mixseek.errors import MixseekError
+from mixseek.errors import InputError
 
 WEB_SEARCH_INSTRUCTION = (
     "あなたはWeb検索を担当するメンバーエージェントです。"
@@ -31,7 +31,7 @@ class WebSearchMemberAgent(LLMMemberAgent):
         super().__init__(config, role=role)
         supported = self.model.profile.get("supported_native_tools", frozenset())
         if WebSearchTool not in supported:
-            raise MixseekError(
+            raise InputError(
                 f"model '{config.model}' for {self.role} has no built-in web search; "
                 "use a model whose provider offers one "
                 "(e.g. openai-responses:, anthropic:, google-gla:, groq:)"

@@ -15,7 +15,6 @@ Nothing here imports `llama_cpp` at module import time.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import threading
@@ -28,12 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from mixseek.errors import RuntimeFailure
+from mixseek.llm.local_model.grammar import schema_to_gbnf
+from mixseek.llm.local_model.llama_class import engine_llama
 from mixseek.llm.local_model.prompt import (
     ChatMessage,
     ChatPrompt,
     ChatTemplate,
     fit_to_context,
 )
+from mixseek.llm.local_model.sampler import GbnfGrammar
 from mixseek.llm.local_model.schema import JsonSchema
 from mixseek.llm.local_model.selftest import verify_local_model
 
@@ -49,10 +52,6 @@ DEFAULT_PROMPT_CACHE_BYTES = 512 << 20
 MIN_OUTPUT_TOKENS = 64
 """Fewest answer tokens a request gets before its prompt counts as too long for the context."""
 _GRAMMAR_CACHE_SIZE = 64
-# llama-cpp-python's converter lets a JSON string hold raw control characters (a newline, say),
-# which JSON forbids; llama.cpp's own converter excludes them, and so does this rule.
-_LOOSE_CHAR_RULE = r'char ::= [^"\\] |'
-_JSON_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F] |'
 
 
 def default_threads() -> int:
@@ -69,7 +68,7 @@ def default_threads() -> int:
     return max(1, available - 1)
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(RuntimeFailure):
     """llama.cpp could not load the GGUF file."""
 
     def __init__(self, path: Path, cause: BaseException) -> None:
@@ -78,11 +77,11 @@ class ModelLoadError(RuntimeError):
         super().__init__(f"llama.cpp could not load {path}: {detail}")
 
 
-class GenerationCancelled(Exception):
+class GenerationCancelled(RuntimeFailure):
     """The request was cancelled before or while generating."""
 
 
-class GenerationTimeout(Exception):
+class GenerationTimeout(RuntimeFailure):
     """Generation ran past the request's `timeout`."""
 
 
@@ -159,15 +158,14 @@ class LlamaEngine:
         return self._llama
 
     def _load(self) -> None:
-        from llama_cpp import Llama
-
         started = time.perf_counter()
+        llama_class = engine_llama()
         try:
-            llama = self._open(Llama, self.requested_n_ctx)
+            llama = self._open(llama_class, self.requested_n_ctx)
             trained = _trained_context(llama.metadata)
             if trained is not None and trained < self.requested_n_ctx:
                 llama.close()
-                llama = self._open(Llama, trained)
+                llama = self._open(llama_class, trained)
         except Exception as exc:
             raise ModelLoadError(self.path, exc) from exc
         self._template = ChatTemplate(
@@ -241,7 +239,6 @@ class LlamaEngine:
     def generate(self, llama: Any, request: GenerationRequest, cancelled: threading.Event) -> Generation:
         """Run one generation (call from a job, i.e. in the worker thread under the lock)."""
         from llama_cpp.llama import StoppingCriteriaList
-        from llama_cpp.llama_grammar import LlamaGrammar
 
         last_tokens: list[int] = []
 
@@ -266,7 +263,7 @@ class LlamaEngine:
         result = llama.create_completion(
             tokens,
             max_tokens=fitted.max_tokens,
-            grammar=LlamaGrammar.from_string(grammar_text, verbose=False) if grammar_text else None,
+            grammar=GbnfGrammar(grammar_text) if grammar_text else None,
             stop=[s for s in (*request.stop, eos) if s],
             stopping_criteria=StoppingCriteriaList([clock]),
             **request.sampling,
@@ -298,10 +295,9 @@ class LlamaEngine:
         first parsed on its own; the verdicts of recent grammars are remembered.
         """
         import llama_cpp
-        from llama_cpp.llama_grammar import json_schema_to_gbnf
 
         try:
-            grammar = str(json_schema_to_gbnf(json.dumps(schema))).replace(_LOOSE_CHAR_RULE, _JSON_CHAR_RULE)
+            grammar = schema_to_gbnf(schema)
         except Exception as exc:
             logger.warning("local model %s: schema not convertible to a grammar (%s)", self.path.name, exc)
             return None
@@ -345,24 +341,17 @@ class _TokenClock:
 
 
 def _prefix_state_cache(capacity_bytes: int) -> Any:
-    """llama-cpp-python's RAM cache of model states, keyed by the tokens they hold, without logits.
+    """llama-cpp-python's RAM cache of model states, keyed by the tokens they hold.
 
-    llama.cpp keeps one sequence, so agents taking turns would evaluate each shared prefix (system
-    prompt, the conversation so far) again on every request; with this cache a request restores the
-    state with the longest common prefix and evaluates only the rest. A saved state carries the
-    logits of a whole batch (n_batch x vocabulary floats, ~100 MB for SmolLM2) that are never used,
-    since a restored state evaluates at least one token before sampling; they are replaced by one
-    zero row (broadcast on restore), so the capacity counts only the KV data.
+    llama.cpp keeps one sequence, so agents taking turns would evaluate each shared prefix (the
+    submission three metrics score, the task a leader reads at every step) again on every request;
+    with this cache a request restores the state with the longest common prefix and evaluates only
+    the rest. The states hold no logits (`llama_class.engine_llama`), so the capacity counts the
+    KV data.
     """
-    import numpy as np
     from llama_cpp.llama_cache import LlamaRAMCache
 
-    class PrefixStateCache(LlamaRAMCache):
-        def __setitem__(self, key: Sequence[int], value: Any) -> None:
-            value.scores = np.zeros((1, value.scores.shape[-1]), dtype=np.single)
-            super().__setitem__(key, value)
-
-    return PrefixStateCache(capacity_bytes=capacity_bytes)
+    return LlamaRAMCache(capacity_bytes=capacity_bytes)
 
 
 def _trained_context(metadata: dict[str, Any]) -> int | None:

@@ -2,11 +2,13 @@
 
 Each request becomes one chat prompt (see `prompt.py`) and one generation constrained by a JSON
 grammar to the replies the request allows (see `plan.py`): a tool call with valid arguments, the
-output tool's arguments, a JSON answer, or text. The reply always parses; what the grammar cannot
-express (numeric ranges, patterns) is checked afterwards: numbers out of range are clamped into
-range (`range_policy="clamp"`, the default) or left for pydantic's validation to send the model a
-retry prompt (`range_policy="retry"`). A function tool call identical to one that already got its
-result is replaced by a final answer (see `allow_repeated_tool_calls`).
+output tool's arguments, a JSON answer, or text. The reply always parses, and numbers within
+whole-number bounds from 0 up (a 0–100 score) are always in range. What the grammar cannot
+express (other numeric ranges, patterns) is checked afterwards: a number out of range is left for
+pydantic's validation, which sends the model a retry prompt as it would for any other model
+(`range_policy="retry"`, the default), or clamped into range (`range_policy="clamp"`). A function
+tool call identical to one that already got its result is replaced by a final answer (see
+`allow_repeated_tool_calls`).
 
 Settings: `max_tokens` (default 512), `temperature` (default 0.2), `top_p`, `top_k`, `seed`,
 `stop_sequences`, `presence_penalty`, `frequency_penalty`, `logit_bias` (token id -> bias) and
@@ -53,6 +55,7 @@ from mixseek.llm.local_model.plan import (
     call_key,
     decode_reply,
     final_answer_plan,
+    has_tool_calls,
 )
 from mixseek.llm.local_model.prompt import ContextOverflowError, build_chat, response_instructions
 
@@ -83,7 +86,7 @@ class LlamaCppModel(Model):
         n_ctx: int = DEFAULT_N_CTX,
         n_threads: int | None = None,
         prompt_cache_bytes: int = DEFAULT_PROMPT_CACHE_BYTES,
-        range_policy: RangePolicy = "clamp",
+        range_policy: RangePolicy = "retry",
         allow_repeated_tool_calls: bool = False,
         settings: ModelSettings | None = None,
         profile: ModelProfileSpec | None = None,
@@ -181,7 +184,7 @@ class LlamaCppModel(Model):
         settings, params = self.prepare_request(model_settings, model_request_parameters)
         settings = settings or ModelSettings()
         max_tokens = int(settings.get("max_tokens") or DEFAULT_MAX_TOKENS)
-        plan = build_plan(params, max_tokens=max_tokens)
+        plan = build_plan(params, max_tokens=max_tokens, after_tool_calls=has_tool_calls(messages))
         instruction_parts = self._get_instruction_parts(messages, params)
         prompt = build_chat(
             messages,

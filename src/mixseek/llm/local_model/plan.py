@@ -11,6 +11,12 @@ three modes:
   `{"tool": "<name>", "arguments": {...}}` per tool (function and output tools) and, when the
   final answer is text or a JSON object, `{"final_answer": ...}`.
 
+A text answer asked for after the model has called tools (a leader whose delegation tools were
+withdrawn, say) is a `choice` with only `{"final_answer": "..."}`: the conversation shows the
+model's earlier replies as JSON, and a small model left free copies them, answering with a
+tool call. A final text answer's string cannot start with `{` (`schema.ANSWER_TEXT`), so once
+tools are in play no reply can turn a tool call into the answer.
+
 `decode_reply` turns the generated text into a `ToolCallPart` (output tools included) or a
 `TextPart`, closing JSON that was cut off and checking numeric ranges on the way.
 
@@ -39,6 +45,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from mixseek.llm.local_model.repair import close_truncated_json
 from mixseek.llm.local_model.schema import (
+    ANSWER_TEXT,
     JsonSchema,
     enforce_numeric_ranges,
     grammar_schema,
@@ -83,8 +90,14 @@ def callable_function_tools(params: ModelRequestParameters) -> list[ToolDefiniti
     return [tool for tool in params.function_tools if params.visibility_of(tool.name) != "withheld"]
 
 
-def build_plan(params: ModelRequestParameters, *, max_tokens: int) -> ResponsePlan:
-    """The reply plan for a prepared request whose answer may use `max_tokens` tokens."""
+def build_plan(
+    params: ModelRequestParameters, *, max_tokens: int, after_tool_calls: bool = False
+) -> ResponsePlan:
+    """The reply plan for a prepared request whose answer may use `max_tokens` tokens.
+
+    `after_tool_calls`: the conversation already holds tool calls of the model (`has_tool_calls`),
+    so a text answer is asked for in the same JSON form.
+    """
     branches: list[Branch] = []
     for tool in callable_function_tools(params):
         branches.append(_tool_branch(tool, is_output_tool=False))
@@ -103,7 +116,10 @@ def build_plan(params: ModelRequestParameters, *, max_tokens: int) -> ResponsePl
         branches.append(Branch(kind="final_text"))
 
     if not branches or (len(branches) == 1 and branches[0].kind == "final_text"):
-        return ResponsePlan(mode="text", branches=(Branch(kind="final_text"),), grammar_schema=None)
+        text = Branch(kind="final_text")
+        if after_tool_calls:
+            return ResponsePlan(mode="choice", branches=(text,), grammar_schema=_choice_alternative(text, 0))
+        return ResponsePlan(mode="text", branches=(text,), grammar_schema=None)
     if len(branches) == 1:
         branch = branches[0]
         return ResponsePlan(
@@ -126,6 +142,16 @@ def final_answer_plan(plan: ResponsePlan, *, max_tokens: int) -> ResponsePlan | 
         return None
     alternatives = [_choice_alternative(branch, max_tokens) for branch in finals]
     return ResponsePlan(mode="choice", branches=finals, grammar_schema={"anyOf": alternatives})
+
+
+def has_tool_calls(messages: Sequence[ModelMessage]) -> bool:
+    """Whether the model made a tool call earlier in `messages`."""
+    return any(
+        isinstance(part, ToolCallPart)
+        for message in messages
+        if isinstance(message, ModelResponse)
+        for part in message.parts
+    )
 
 
 def answered_call_keys(messages: Sequence[ModelMessage]) -> set[tuple[str, str]]:
@@ -169,7 +195,7 @@ def _choice_alternative(branch: Branch, max_tokens: int) -> JsonSchema:
     if branch.kind == "final_text":
         # The final text answer is the whole reply: only `max_tokens` bounds it, and text cut off
         # there is still an answer (the JSON is closed by `close_truncated_json`).
-        return _object({"final_answer": {"type": "string"}})
+        return _object({"final_answer": {"type": "string", ANSWER_TEXT: True}})
     simplified = _bounded_grammar(branch.schema, max_tokens)
     if branch.kind == "final_json":
         return _object({"final_answer": simplified})

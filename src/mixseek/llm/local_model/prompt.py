@@ -3,12 +3,16 @@
 The conversation becomes plain chat turns, because small models and arbitrary GGUF chat
 templates know only the `system`, `user` and `assistant` roles:
 
-- the system turn holds the leading system prompts, the agent's instructions and, when the answer
-  is constrained, a description of the reply format (`response_instructions`);
+- the system turn holds the leading system prompts;
 - user prompts are user turns; media they carry is named, not sent (text-only models);
 - a tool call the model made earlier is replayed as the JSON it would write now
   (`{"tool": ..., "arguments": ...}`), and earlier text as the text;
-- tool results and retry feedback are user turns that say which tool they come from.
+- tool results and retry feedback are user turns that say which tool they come from;
+- a description of the reply format when the answer is constrained (`response_instructions`) and
+  then the agent's instructions close the last user turn. Prompts then start with what calls
+  share (the submission the three metrics score and their common reply format, the task a leader
+  reads at every step), and the engine evaluates a shared start once (see `engine.py`); what
+  differs comes last, where a small model also follows it best.
 
 Consecutive turns of one role are joined, so templates that insist on alternating roles accept
 the conversation. `fit_to_context` drops the oldest turns after the first user turn when the
@@ -44,6 +48,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from mixseek.errors import RuntimeFailure
 from mixseek.llm.local_model.plan import Branch, ResponsePlan
 from mixseek.llm.local_model.schema import JsonSchema, alternatives_of, merge_all_of
 
@@ -58,6 +63,11 @@ CHATML_TEMPLATE = (
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
 )
 """Used when a GGUF file carries no chat template."""
+
+FINAL_TEXT_ONLY = (
+    'Reply with your final answer to the task, as one JSON object with a single field "final_answer".'
+)
+"""The reply format once only a text answer is left (no placeholder: small models copy it)."""
 
 
 @dataclass
@@ -85,7 +95,7 @@ def build_chat(
     instructions: str | None = None,
     response_format: str | None = None,
 ) -> ChatPrompt:
-    """The chat prompt for `messages`; `instructions` and `response_format` join the system turn."""
+    """The chat prompt for `messages`; `instructions` and `response_format` close the last user turn."""
     system_parts: list[str] = []
     turns: list[ChatMessage] = []
     for message in messages:
@@ -111,7 +121,9 @@ def build_chat(
                         "assistant",
                         tool_call_json(response_part.tool_name, response_part.args_as_dict()),
                     )
-    system_parts.extend(text for text in (instructions, response_format) if text)
+    closing = "\n\n".join(text.strip() for text in (response_format, instructions) if text and text.strip())
+    if closing:
+        _append(turns, "user", closing)
     return ChatPrompt(system="\n\n".join(part.strip() for part in system_parts if part.strip()), turns=turns)
 
 
@@ -177,6 +189,8 @@ def response_instructions(plan: ResponsePlan) -> str | None:
         if branch.description:
             lines.insert(0, branch.description)
         return "\n".join(lines)
+    if all(branch.kind == "final_text" for branch in plan.branches):
+        return FINAL_TEXT_ONLY
     lines = ["You can call these tools:"]
     final: list[str] = []
     for branch in plan.branches:
@@ -342,7 +356,7 @@ class FittedPrompt:
     omitted: int
 
 
-class ContextOverflowError(ValueError):
+class ContextOverflowError(RuntimeFailure, ValueError):
     """The prompt does not fit the context window even with every droppable turn left out."""
 
     def __init__(self, prompt_tokens: int, n_ctx: int, min_output: int) -> None:

@@ -7,15 +7,17 @@ schema. `grammar_schema` rewrites a schema into that part:
   and then ends: an array of it becomes empty, an optional property disappears, anything else
   becomes `null` (pydantic's validation then asks the model again);
 - only the keywords the converter understands are kept (`type`, `properties`, `required`,
-  `items`, `prefixItems`, `enum`, `const`, `anyOf`, length and item bounds, a few formats);
-  `pattern`, `uniqueItems`, `multipleOf`, numeric ranges and the like are dropped;
+  `items`, `prefixItems`, `enum`, `const`, `anyOf`, length and item bounds, a few formats), and
+  the numeric bounds (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`), which
+  `grammar.py` turns into rules; `pattern`, `uniqueItems`, `multipleOf` and the like are dropped;
 - every free string gets a `maxLength` and every array a `maxItems`, so that a structured answer
   always ends within the token budget. Free-form values (`Any`, `dict` without declared
   properties) are bounded only by `max_tokens`: the converter cannot bound their size.
 
-Numeric ranges (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`) are
-not enforced by the grammar; `enforce_numeric_ranges` checks them after parsing and either clamps
-the value into range or reports it unchanged (see `LlamaCppModel`'s `range_policy`).
+The grammar keeps numbers inside whole-number bounds from 0 up (a 0–100 score, a 0–1
+confidence); other ranges and `multipleOf` are checked after parsing by `enforce_numeric_ranges`,
+which either clamps the value into range or reports it unchanged (see `LlamaCppModel`'s
+`range_policy`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,11 @@ CHARS_PER_TOKEN = 3
 GRAMMAR_FORMATS = frozenset({"date", "time", "date-time", "uuid"})
 """String formats llama.cpp's converter turns into exact rules (hence bounded)."""
 
+ANSWER_TEXT = "x-mixseek-answer-text"
+"""Marks the string of a final text answer in a grammar schema (see `grammar.py`)."""
+
 _NEVER_KEY = "$never"
+_RANGE_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _VALUE_KEYS = frozenset({"const", "enum", "default", "examples"})
 _SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
 
@@ -223,9 +229,15 @@ def _simplify(node: Any, cap: int) -> JsonSchema:
         return _simplify_array(node, cap)
     if node_type == "object":
         return _simplify_object(node, cap)
+    if node_type in ("integer", "number"):
+        return {"type": node_type, **{key: node[key] for key in _RANGE_KEYS if _is_bound(node.get(key))}}
     if node_type in _SCALAR_TYPES:
         return {"type": node_type}
     return any_value(cap)
+
+
+def _is_bound(value: Any) -> bool:
+    return value is True or _number_or_none(value) is not None
 
 
 def _overlay(rest: JsonSchema, alternative: Any) -> Any:
@@ -361,7 +373,7 @@ def _matching_alternative(value: Any, alternatives: list[Any]) -> JsonSchema | N
     return None
 
 
-def _bounds(schema: JsonSchema) -> tuple[float | None, bool, float | None, bool]:
+def numeric_bounds(schema: JsonSchema) -> tuple[float | None, bool, float | None, bool]:
     """(lower, lower is exclusive, upper, upper is exclusive), for draft-4 and draft-2020 keywords."""
     lower, lower_exclusive = _number_or_none(schema.get("minimum")), False
     upper, upper_exclusive = _number_or_none(schema.get("maximum")), False
@@ -384,7 +396,7 @@ def _number_or_none(value: Any) -> float | None:
 
 
 def _enforce_number(value: float, schema: JsonSchema, path: str, clamp: bool, notes: list[str]) -> float:
-    lower, lower_exclusive, upper, upper_exclusive = _bounds(schema)
+    lower, lower_exclusive, upper, upper_exclusive = numeric_bounds(schema)
     integer = _type_of(schema) == "integer" or (isinstance(value, int) and _type_of(schema) != "number")
     problem: str | None = None
     fixed: float = value

@@ -29,7 +29,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from mixseek.errors import MixseekError
+from mixseek.errors import RuntimeFailure
 
 logger = logging.getLogger("mixseek.llm.local")
 
@@ -54,7 +54,7 @@ llama.create_completion(tokens, max_tokens=4, temperature=0.0)
 """
 
 
-class LocalModelSelfTestError(MixseekError):
+class LocalModelSelfTestError(RuntimeFailure):
     """The embedded model's llama.cpp build crashed or failed on this machine."""
 
 

@@ -1,0 +1,47 @@
+"""The `llama_cpp.Llama` the engine runs: llama-cpp-python's, with two costs taken out.
+
+- Constrained generations sample with `GrammarCheckedSampler` (the grammar is asked about the
+  sampled token first, not about the whole vocabulary at every token); they take a
+  `GbnfGrammar`. Everything else (stop sequences, usage, the prompt cache) stays
+  llama-cpp-python's.
+- A saved state (the prompt cache's entries) leaves out the logits of the last batch:
+  n_batch x vocabulary floats, about 100 MB for SmolLM2, copied at every request and never read,
+  since a restored state evaluates at least one token before sampling.
+
+Nothing here imports `llama_cpp` at module import time.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import Any
+
+from mixseek.llm.local_model.sampler import GbnfGrammar, GrammarCheckedSampler
+
+
+@cache
+def engine_llama() -> type[Any]:
+    """The `llama_cpp.Llama` subclass the engine loads models with."""
+    llama_cpp: Any = importlib.import_module("llama_cpp")
+    numpy: Any = importlib.import_module("numpy")
+
+    class EngineLlama(llama_cpp.Llama):  # type: ignore[misc]
+        def _init_sampler(self, *args: Any, grammar: Any = None, **kwargs: Any) -> Any:
+            chain = super()._init_sampler(*args, grammar=None, **kwargs)
+            if grammar is None:
+                return chain
+            if not isinstance(grammar, GbnfGrammar):
+                raise TypeError("the engine's Llama takes a GbnfGrammar")
+            return GrammarCheckedSampler(chain, self._model.vocab, grammar, self.n_vocab())
+
+        def save_state(self) -> Any:
+            llama: Any = self
+            batch_logits = llama.scores
+            llama.scores = numpy.zeros((1, batch_logits.shape[-1]), dtype=numpy.single)
+            try:
+                return super().save_state()
+            finally:
+                llama.scores = batch_logits
+
+    return EngineLlama

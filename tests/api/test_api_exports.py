@@ -1,0 +1,29 @@
+"""`from mixseek import …`: every exported name resolves, and importing the package stays cheap."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import mixseek
+
+
+def test_every_exported_name_resolves() -> None:
+    assert sorted(mixseek.__all__) == sorted([*mixseek._EXPORTS, "__version__"])
+    for name in mixseek.__all__:
+        assert getattr(mixseek, name) is not None, name
+    assert mixseek.Mixseek.__module__ == "mixseek.api.mixseek"
+    assert (
+        mixseek.TeamConfig is __import__("mixseek.agents.leader.config", fromlist=["TeamConfig"]).TeamConfig
+    )
+
+
+def test_importing_the_package_loads_no_model_library() -> None:
+    """The `mixseek` command installs its Ctrl-C handling from `mixseek.cli.entry` before anything
+    heavy loads; the package's `__init__` runs first, so it must stay light."""
+    code = (
+        "import sys, mixseek, mixseek.cli.entry; "
+        "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'duckdb', 'mixseek.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['mixseek.cli', 'mixseek.cli.entry', 'mixseek.exit_codes']"
