@@ -20,7 +20,7 @@ from mixseek.llm.local_model.plan import (
     decode_reply,
     final_answer_plan,
 )
-from mixseek.llm.local_model.repair import close_truncated_json
+from mixseek.llm.local_model.repair import parse_truncated_json
 from mixseek.llm.local_model.schema import (
     ANSWER_TEXT,
     DEFAULT_MAX_ITEMS,
@@ -404,27 +404,27 @@ def test_answered_call_keys_ignore_unanswered_and_retried_calls() -> None:
         ('{"a": "hel', {"a": "hel"}),
         ('{"a": "x\\', {"a": "x"}),
         ('{"a": "x\\u00', {"a": "x"}),
-        ('{"a": 1, "b', {"a": 1, "b": None}),
-        ('{"a": 1, "b":', {"a": 1, "b": None}),
+        ('{"a": 1, "b', {"a": 1}),
+        ('{"a": 1, "b":', {"a": 1}),
         ('{"a": 1, ', {"a": 1}),
-        ('{"a": tru', {"a": None}),
+        ('{"a": tru', {}),
         ('{"a": 12', {"a": 12}),
-        ('{"a": 1.', {"a": None}),
         ('{"a": [1, 2, ', {"a": [1, 2]}),
-        ('{"a": [{"b": "c"}, {"d', {"a": [{"b": "c"}, {"d": None}]}),
+        ('{"a": [{"b": "c"}, {"d', {"a": [{"b": "c"}, {}]}),
         ('["x", "y', ["x", "y"]),
         ('{"tool": "t", "arguments": {"q": "w"', {"tool": "t", "arguments": {"q": "w"}}),
+        ('{"a": "line one\nline', {"a": "line one\nline"}),
+        ('{\n  "a": "tab\there\u0001", "b": [\n1', {"a": "tab\there\u0001", "b": [1]}),
     ],
 )
-def test_close_truncated_json(text: str, expected: Any) -> None:
-    closed = close_truncated_json(text)
-    assert closed is not None
-    assert json.loads(closed) == expected
+def test_parse_truncated_json(text: str, expected: Any) -> None:
+    assert parse_truncated_json(text) == expected
 
 
-def test_close_truncated_json_without_a_value() -> None:
-    assert close_truncated_json("") is None
-    assert close_truncated_json("   ") is None
+def test_parse_truncated_json_without_a_value() -> None:
+    for text in ("", "   ", "}"):
+        with pytest.raises(ValueError):
+            parse_truncated_json(text)
 
 
 # -- numeric ranges --------------------------------------------------------------------------------

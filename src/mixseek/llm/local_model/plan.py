@@ -43,7 +43,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 
-from mixseek.llm.local_model.repair import close_truncated_json
+from mixseek.llm.local_model.repair import parse_truncated_json
 from mixseek.llm.local_model.schema import (
     ANSWER_TEXT,
     JsonSchema,
@@ -194,7 +194,7 @@ def _tool_branch(tool: ToolDefinition, *, is_output_tool: bool) -> Branch:
 def _choice_alternative(branch: Branch, max_tokens: int) -> JsonSchema:
     if branch.kind == "final_text":
         # The final text answer is the whole reply: only `max_tokens` bounds it, and text cut off
-        # there is still an answer (the JSON is closed by `close_truncated_json`).
+        # there is still an answer (the JSON is completed by `parse_truncated_json`).
         return _object({"final_answer": {"type": "string", ANSWER_TEXT: True}})
     simplified = _bounded_grammar(branch.schema, max_tokens)
     if branch.kind == "final_json":
@@ -269,10 +269,10 @@ def _parse(text: str) -> tuple[Any, bool]:
         return json.loads(stripped, strict=False), False
     except ValueError:
         pass
-    closed = close_truncated_json(stripped)
-    if closed is None:
+    try:
+        return parse_truncated_json(stripped), True
+    except ValueError:
         return _UNPARSED, False
-    return json.loads(closed, strict=False), True
 
 
 def _decoded(branch: Branch, value: Any, *, clamp: bool, repaired: bool) -> DecodedReply:

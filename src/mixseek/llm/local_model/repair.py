@@ -1,107 +1,47 @@
-"""Closing JSON that generation cut off.
+"""Reading JSON that generation cut off.
 
 Grammar-constrained output is always a prefix of a valid JSON document, so when `max_tokens` (or
-a stop sequence, or a cancelled request) ends it early, closing the open string, dropping a
-dangling key or comma and closing the open containers gives a document that parses. Missing
-required fields are then reported by pydantic's validation, which asks the model again.
+a stop sequence, or a cancelled request) ends it early, pydantic-core's partial parser reads what
+is there: the open string is kept, a dangling key is dropped and open containers are closed.
+Missing required fields are then reported by pydantic's validation, which asks the model again.
 """
 
 from __future__ import annotations
 
-import json
-import re
+from typing import Any
 
-_PARTIAL_ESCAPE_RE = re.compile(r"\\(u[0-9a-fA-F]{0,3})?$")
+import pydantic_core
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def close_truncated_json(text: str) -> str | None:
-    """`text` completed into parseable JSON, or None when no value had started."""
+def parse_truncated_json(text: str) -> Any:
+    """The value `text` starts, completed; raises ValueError when no value had started."""
     stripped = text.strip()
     if not stripped:
-        return None
-    if _parses(stripped):
-        return stripped
+        raise ValueError("no JSON value")
+    return pydantic_core.from_json(_escape_raw_controls(stripped), allow_partial="trailing-strings")
 
-    # Each open container: its closing character and what it expects next
-    # ("key", "colon", "value" or "comma"; arrays use "value" and "comma").
-    stack: list[list[str]] = []
-    in_string = False
-    escaped = False
-    string_is_key = False
-    scalar_start: int | None = None
+
+def _escape_raw_controls(text: str) -> str:
+    """Raw control characters inside strings written as escapes, as `json.loads(strict=False)` reads them.
+
+    Only output generated without the grammar can hold them; outside strings they are white space
+    (or invalid anyway) and stay as they are."""
+    if not any(ord(c) < 0x20 for c in text):
+        return text
     out: list[str] = []
-
-    def value_done() -> None:
-        if stack:
-            stack[-1][1] = "comma"
-
-    for char in stripped:
-        if in_string:
-            out.append(char)
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-                if string_is_key:
-                    stack[-1][1] = "colon"
-                else:
-                    value_done()
+    in_string = escaped = False
+    for char in text:
+        if in_string and ord(char) < 0x20:
+            out.append(_ESCAPES.get(char, f"\\u{ord(char):04x}"))
+            escaped = False
             continue
-        if scalar_start is not None and (char in ",]}:" or char.isspace()):
-            scalar_start = None
-            value_done()
         out.append(char)
-        if char in "{[":
-            stack.append(["}" if char == "{" else "]", "key" if char == "{" else "value"])
-        elif char in "}]":
-            if stack:
-                stack.pop()
-            value_done()
+        if escaped:
+            escaped = False
+        elif in_string and char == "\\":
+            escaped = True
         elif char == '"':
-            in_string = True
-            string_is_key = bool(stack) and stack[-1][0] == "}" and stack[-1][1] == "key"
-        elif char == ":":
-            if stack:
-                stack[-1][1] = "value"
-        elif char == ",":
-            if stack:
-                stack[-1][1] = "key" if stack[-1][0] == "}" else "value"
-        elif not char.isspace() and scalar_start is None:
-            scalar_start = len(out) - 1
-
-    result = "".join(out)
-    if in_string:
-        result = _PARTIAL_ESCAPE_RE.sub("", result) + '"'
-        if string_is_key:
-            stack[-1][1] = "colon"
-        else:
-            value_done()
-    elif scalar_start is not None:
-        token = result[scalar_start:]
-        if _parses(token):
-            value_done()
-        else:
-            result = result[:scalar_start]
-
-    if not stack:
-        return result if _parses(result) else None
-    for closer, expecting in reversed(stack):
-        result = result.rstrip()
-        if expecting == "colon":
-            result += ": null"
-        elif expecting == "value" and result.endswith(":"):
-            result += " null"
-        elif result.endswith(","):
-            result = result[:-1]
-        result += closer
-    return result if _parses(result) else None
-
-
-def _parses(text: str) -> bool:
-    try:
-        json.loads(text, strict=False)
-    except ValueError:
-        return False
-    return True
+            in_string = not in_string
+    return "".join(out)
