@@ -1,61 +1,17 @@
 """The `mixseek` program: Ctrl-C at any moment ends it with exit code 130 and one line on stderr.
 
-This module imports only the standard library (and `mixseek.exit_codes`, which does too), so
-the guard is in place before the CLI's dependencies load: a Ctrl-C while they import gets the
-same line instead of a traceback. A command that knows more says it (`announce_interrupt`:
-"interrupted: resume with: ..."), and the guard prints the plain line only when nothing was said.
-Once an interrupt has been caught, further Ctrl-C are ignored: what is left is a short cleanup,
-then the exit, and a second Ctrl-C landing in the middle of either would turn it into a traceback.
+This module imports only the standard library and `cli.interrupts` (standard library too), so the
+guard is in place before the CLI's dependencies load: a Ctrl-C while they import gets the same
+line instead of a traceback.
 """
 
 from __future__ import annotations
 
-import signal
-import sys
-import threading
-from collections.abc import Callable
 from typing import NoReturn
 
-from mixseek.exit_codes import ExitCode
+from mixseek.cli.interrupts import run_guarded
 
-EXIT_INTERRUPTED = ExitCode.INTERRUPTED
-INTERRUPTED = "interrupted"
-
-_announced = False
-
-
-def ignore_interrupts() -> None:
-    """From now on Ctrl-C does nothing (the process is cleaning up to exit)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def announce_interrupt(line: str) -> None:
-    """Print the one line that tells what an interrupt left behind; later calls print nothing."""
-    global _announced
-    if _announced:
-        return
-    _announced = True
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
-
-
-def run_guarded(body: Callable[[], object]) -> NoReturn:
-    """Run `body` (which ends by raising SystemExit, as Typer apps do); a KeyboardInterrupt
-    anywhere, or an exit with code 130, becomes one line and exit code 130."""
-    try:
-        body()
-    except KeyboardInterrupt:
-        ignore_interrupts()
-    except SystemExit as exc:
-        ignore_interrupts()
-        if exc.code != EXIT_INTERRUPTED:
-            raise
-    else:
-        ignore_interrupts()
-        sys.exit(0)
-    announce_interrupt(INTERRUPTED)
-    sys.exit(EXIT_INTERRUPTED)
+__all__ = ["main", "run_guarded"]
 
 
 def _cli() -> None:

@@ -27,8 +27,8 @@ from pythonjsonlogger.json import JsonFormatter
 
 from mixseek.api import Mixseek
 from mixseek.cli.console import stderr_console, stdout_console
-from mixseek.cli.entry import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
+from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.live_view import LiveView
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
 from mixseek.cli.prompt_input import given_text
