@@ -257,3 +257,33 @@ def test_ctrl_c_while_the_cli_imports(tmp_path: Path) -> None:
     assert outcome.returncode == 130, outcome.stderr
     assert "Traceback" not in outcome.stderr
     assert outcome.lines == ["interrupted"]
+
+
+def test_an_interrupt_wrapped_by_python_is_still_an_interrupt() -> None:
+    # a Ctrl-C inside `__set_name__` while an import defines a class reaches the guard as a
+    # RuntimeError caused by the KeyboardInterrupt (seen in CI during pydantic-ai's imports)
+    code = (
+        "from mixseek.cli.interrupts import run_guarded\n"
+        "class Name:\n"
+        "    def __set_name__(self, owner, name):\n"
+        "        raise KeyboardInterrupt\n"
+        "def body():\n"
+        "    class Owner:\n"
+        "        field = Name()\n"
+        "run_guarded(body)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr == "interrupted\n"
+
+
+def test_an_error_that_is_not_an_interrupt_keeps_its_traceback() -> None:
+    code = (
+        "from mixseek.cli.interrupts import run_guarded\n"
+        "def body():\n"
+        "    raise RuntimeError('boom')\n"
+        "run_guarded(body)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "RuntimeError: boom" in done.stderr

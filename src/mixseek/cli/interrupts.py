@@ -51,8 +51,28 @@ def run_guarded(body: Callable[[], object]) -> NoReturn:
         ignore_interrupts()
         if exc.code != EXIT_INTERRUPTED:
             raise
+    except Exception as exc:
+        ignore_interrupts()
+        if not caused_by_interrupt(exc):
+            raise
     else:
         ignore_interrupts()
         sys.exit(0)
     announce_interrupt(INTERRUPTED)
     sys.exit(EXIT_INTERRUPTED)
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether a Ctrl-C is what this error wraps.
+
+    Python re-raises some exceptions as others: a KeyboardInterrupt that lands while a class body
+    runs `__set_name__` (as an import defines its classes) surfaces as a RuntimeError whose cause
+    is the interrupt."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
