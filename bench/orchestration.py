@@ -98,7 +98,14 @@ class EventTrace:
         self.events: list[tuple[str, str | None, int | None, float]] = []
 
     def __call__(self, event: Event) -> None:
-        self.events.append((event.kind, event.team_id, event.round_number, time.perf_counter()))
+        self.events.append(
+            (
+                event.kind,
+                getattr(event, "team_id", None),
+                getattr(event, "round_number", None),
+                time.perf_counter(),
+            )
+        )
 
 
 class StoreProbe:
