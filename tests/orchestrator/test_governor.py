@@ -152,3 +152,21 @@ def test_cost_spent_before_a_resume_counts_towards_the_cost_budget() -> None:
     assert exceeded is not None and exceeded.limit == "max_cost_usd"
     assert str(exceeded) == "budget max_cost_usd = 0.5 reached (0.6 spent)"
     assert governor.ledger.total.requests == 3
+
+
+async def test_requests_waiting_for_a_slot_are_refused_once_the_budget_is_spent() -> None:
+    # five requests queue behind a concurrency cap of one; the first spends the whole budget
+    governor = Governor(Budget(max_requests=1), ModelLimit(1, None))
+    sent = [0]
+
+    async def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sent[0] += 1
+        await asyncio.sleep(0)
+        return ModelResponse(parts=[TextPart("ok")], usage=RequestUsage(input_tokens=1, output_tokens=1))
+
+    with override_models({"script:x": FunctionModel(fn)}), wrap_models(governor.wrap):
+        agents = [Agent(create_model("script:x", role="r")) for _ in range(5)]
+    results = await asyncio.gather(*(a.run("go") for a in agents), return_exceptions=True)
+    assert sent[0] == 1
+    assert governor.ledger.total.requests == 1
+    assert sum(isinstance(r, BudgetExceeded) for r in results) == 4

@@ -256,6 +256,8 @@ class GovernedModel(WrapperModel):
     ) -> ModelResponse:
         self.governor.check_budget()
         async with self.governor.limiter(self.model_string).slot():
+            # again once the slot is ours: what was spent while this request waited counts too
+            self.governor.check_budget()
             try:
                 response = await self.wrapped.request(messages, model_settings, model_request_parameters)
             except Exception:

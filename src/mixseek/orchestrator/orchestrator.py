@@ -209,6 +209,7 @@ class Orchestrator:
         try:
             yield
         except BaseException:
+            await self._stop_heartbeat()
             if self._lease_lost is None:
                 # a no-op when the execution was finished already (its lease is gone)
                 with contextlib.suppress(Exception):
@@ -217,13 +218,17 @@ class Orchestrator:
                     await self.store.aclose()
             raise
         finally:
-            self._stop_heartbeat()
+            await self._stop_heartbeat()
 
-    def _stop_heartbeat(self) -> None:
-        """Before the final status is written: a beat after it would find the lease gone."""
-        if self._heartbeat_task is not None:
-            self._heartbeat_task.cancel()
-            self._heartbeat_task = None
+    async def _stop_heartbeat(self) -> None:
+        """Before the final status is written: a beat after it would find the lease gone.
+
+        Waits for the beat to end, so a renewal under way cannot reopen the file after it closes."""
+        task, self._heartbeat_task = self._heartbeat_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     async def _heartbeat(
         self, execution_id: str, owner: ExecutionOwner, main: asyncio.Task[object] | None
@@ -500,7 +505,7 @@ class Orchestrator:
             duration_seconds=round(time.monotonic() - started, 3),
             degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
         )
-        self._stop_heartbeat()
+        await self._stop_heartbeat()
         await self.store.finish_execution(
             execution_id, status, summary.model_dump(mode="json"), owner=self._owner
         )

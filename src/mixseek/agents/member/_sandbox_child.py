@@ -130,6 +130,9 @@ def _become(user: str) -> int:
             if not _prctl(_PR_CAPBSET_DROP, cap):
                 raise OSError(f"cannot drop capability {cap} from the bounding set")
         os.setgroups([])
+        # Effective and saved uid stay 0 so that an interpreter under /root stays readable; the
+        # script can therefore set its real uid back to 0 (and leave RLIMIT_NPROC): only the
+        # bubblewrap mode contains code run as root (the README says so).
         os.setresuid(NOBODY, 0, 0)
         return NOBODY
     raise ValueError(f"unknown USER {user!r}")
