@@ -20,7 +20,7 @@ from mixseek.prompt_builder.models import RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
 from mixseek.round_controller.judgment_client import JudgmentClient
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
-from mixseek.storage.errors import StorageError
+from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.models import RoundRecord
 from mixseek.storage.protocol import Store
 
@@ -139,7 +139,9 @@ class RoundController:
     async def _store_paid(self, round_number: int, write: PaidWrite) -> None:
         """Run `write` with the usage of this team round's requests not stored yet, so a
         result is never stored without what it cost (a kill right after loses neither).
-        If the write fails, the usage goes back to the ledger for a later write."""
+        If the write fails, the usage goes back to the ledger for a later write, unless the
+        store reports the write alone as refused (no such round): its transaction committed the
+        usage rows all the same, and giving them back would store them twice."""
         if self.governor is None:
             await write([])
             return
@@ -147,6 +149,8 @@ class RoundController:
         entries = ledger.take_unsaved(CallScope(self.team_id, round_number))
         try:
             await write([entry.as_row() for entry in entries])
+        except RecordNotFoundError:
+            raise
         except Exception:
             ledger.give_back(entries)
             raise
