@@ -94,11 +94,6 @@ def redact(text: str) -> str:
     return Redactor().text(text)
 
 
-def redact_in(data: Any) -> Any:
-    """`Redactor.value` with the credentials set in the environment right now."""
-    return Redactor().value(data)
-
-
 class RedactingFormatter(logging.Formatter):
     """Formats a record with `inner`, then redacts the line (message, arguments and traceback)."""
 
