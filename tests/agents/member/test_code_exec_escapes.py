@@ -167,7 +167,8 @@ async def test_bubblewrap_keeps_host_files_out_of_reach(tmp_path: Path) -> None:
             except OSError as exc:
                 print(type(exc).__name__)
         open('/tmp/scratch.txt', 'w').write('ok')
-        print(open('/sandbox/scratch.txt').read())
+        open('/sandbox/work.txt', 'w').write('ok')
+        print(open('/tmp/scratch.txt').read())
         """,
         sandbox="bubblewrap",
     )

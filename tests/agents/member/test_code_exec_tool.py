@@ -471,3 +471,25 @@ def test_tool_text_status_lines() -> None:
     )
     assert "CPU time limit" in ExecutionResult(exit_code=-signal.SIGXCPU, **base).status()
     assert ExecutionResult(exit_code=0, **base).status() == "exit code 0"
+
+
+def test_a_python_under_tmp_gets_a_tmpfs_tmp_to_be_bound_into() -> None:
+    from mixseek.agents.member.code_exec_sandbox import PythonLayout, bwrap_command
+
+    def argv(directories: tuple[str, ...]) -> list[str]:
+        layout = PythonLayout(executable="/x/bin/python", directories=directories)
+        return bwrap_command(
+            "bwrap", layout, environment={}, tmpfs_bytes=1024, script_fd=3, userns_fds=None, inner=["run"]
+        )
+
+    elsewhere = argv(("/opt/py",))
+    assert "--symlink" in elsewhere and elsewhere[elsewhere.index("/tmp") - 2 :][:3] == [
+        "--symlink",
+        "/sandbox",
+        "/tmp",
+    ]
+    under_tmp = argv(("/tmp/clone/.venv",))
+    tmpfs = under_tmp.index("/tmp")
+    assert under_tmp[tmpfs - 1] == "--tmpfs"
+    assert tmpfs < under_tmp.index("/tmp/clone/.venv")  # mounted first, then bound into
+    assert ["--symlink", "/sandbox", "/tmp"] not in [under_tmp[i : i + 3] for i in range(len(under_tmp))]

@@ -178,9 +178,14 @@ def bwrap_command(
             argv += ["--ro-bind", path, path]
     for path in _SYSTEM_FILES:
         argv += [*_parents(path), "--ro-bind-try", path, path]
+    size = str(tmpfs_bytes)
+    # A Python installed under /tmp (a venv in a temporary checkout) needs a real /tmp to be bound
+    # into: then /tmp is a tmpfs of its own instead of a link to the work dir.
+    tmp_is_bound = any(path == "/tmp" or path.startswith("/tmp/") for path in layout.directories)
+    if tmp_is_bound:
+        argv += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
     for path in layout.directories:
         argv += [*_parents(path), "--ro-bind", path, path]
-    size = str(tmpfs_bytes)
     argv += [
         "--proc",
         "/proc",
@@ -198,9 +203,7 @@ def bwrap_command(
         "1777",
         "--tmpfs",
         "/dev/shm",
-        "--symlink",
-        WORKDIR,
-        "/tmp",
+        *([] if tmp_is_bound else ["--symlink", WORKDIR, "/tmp"]),
         "--perms",
         "0444",
         "--file",
