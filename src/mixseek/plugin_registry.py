@@ -57,6 +57,15 @@ class PluginRegistry:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and (name in self._targets or name in self._entry_points())
 
+    def load_subclass(self, name: str, base: type, base_name: str) -> type[Any]:
+        """`load(name)`, checked to subclass `base` (named `base_name`, its public import path)."""
+        cls = self.load(name)
+        if not issubclass(cls, base):
+            raise InputError(
+                f"{self.kind} '{name}': {cls.__module__}.{cls.__qualname__} must subclass {base_name}"
+            )
+        return cls
+
     def load(self, name: str) -> type[Any]:
         """The class registered as `name`; an entry point is imported here, on first use."""
         target = self._targets.get(name)

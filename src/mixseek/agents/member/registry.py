@@ -20,7 +20,7 @@ from mixseek.config.registries import (
     options_model_of,
 )
 from mixseek.config.team_models import MemberAgentConfig
-from mixseek.errors import ConfigError, InputError, MixseekError
+from mixseek.errors import ConfigError, MixseekError
 from mixseek.plugins import load_class
 
 ENTRY_POINT_GROUP = MEMBER_TYPES.group
@@ -60,13 +60,9 @@ def member_class(config: MemberAgentConfig, *, base_dir: Path | None = None) -> 
     if config.agent_type == CUSTOM_MEMBER_TYPE:
         assert config.class_path is not None  # enforced by MemberAgentConfig
         return load_class(config.class_path, MemberAgent, base_dir=base_dir)
-    cls = MEMBER_TYPES.load(config.agent_type)
-    if not issubclass(cls, MemberAgent):
-        raise InputError(
-            f"member type '{config.agent_type}': {cls.__module__}.{cls.__qualname__} "
-            "must subclass mixseek.agents.member.base.MemberAgent"
-        )
-    return cls
+    return MEMBER_TYPES.load_subclass(
+        config.agent_type, MemberAgent, "mixseek.agents.member.base.MemberAgent"
+    )
 
 
 def create_member(

@@ -13,7 +13,7 @@ from pathlib import Path
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
 from mixseek.config.registries import METRICS
-from mixseek.errors import ConfigError, InputError, MixseekError
+from mixseek.errors import ConfigError, MixseekError
 from mixseek.evaluator.metrics.base import Metric
 from mixseek.plugins import load_class
 
@@ -41,13 +41,7 @@ def metric_class(config: MetricConfig, *, base_dir: Path | None = None) -> type[
     """The class a `[[evaluator.metrics]]` entry names, checked to be a `Metric`."""
     if config.class_path is not None:
         return load_class(config.class_path, Metric, base_dir=base_dir)
-    cls = METRICS.load(config.name)
-    if not issubclass(cls, Metric):
-        raise InputError(
-            f"metric '{config.name}': {cls.__module__}.{cls.__qualname__} "
-            "must subclass mixseek.evaluator.metrics.Metric"
-        )
-    return cls
+    return METRICS.load_subclass(config.name, Metric, "mixseek.evaluator.metrics.Metric")
 
 
 def create_metric(
