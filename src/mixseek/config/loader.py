@@ -134,6 +134,8 @@ def format_loc(section: str | None, loc: tuple[int | str, ...]) -> str:
     """`team.members[1].model` style dotted key for an error location."""
     out = section or ""
     for part in loc:
+        if isinstance(part, str) and " " in part:
+            continue  # a discriminated union's tag (e.g. "agent executor"): no key has a space
         if isinstance(part, int):
             out += f"[{part}]"
         else:

@@ -86,9 +86,35 @@ def _origin(team_file: Path, index: int, entry: dict[str, Any]) -> MemberOrigin:
     return MemberOrigin(team_file, index, frozenset(entry), member_file)
 
 
+def _lift_workflow(raw: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The `[team]` table, with the file's top-level `[workflow]` table moved into it."""
+    workflow = raw.pop("workflow", None)
+    data = take_section(raw, "team", path=path)
+    if workflow is not None:
+        if "workflow" in data:
+            raise ConfigError(path, "workflow", "given twice: as [workflow] and as [team.workflow]")
+        data["workflow"] = workflow
+    return data
+
+
+def _workflow_keys(error: ConfigError, path: Path, top_level: bool) -> ConfigError:
+    """Errors inside a top-level `[workflow]` named by its own keys (`workflow.steps[0].id`)."""
+    if not top_level:
+        return error
+    problems = []
+    for problem in error.all_problems():
+        key = problem.key or ""
+        if key == "team.workflow" or key.startswith(("team.workflow.", "team.workflow[")):
+            problem = ConfigError(path, key.removeprefix("team."), problem.reason)
+        problems.append(problem)
+    return ConfigError.combine(problems)
+
+
 def load_team(path: Path) -> LoadedTeam:
-    """A team file's `[team]` table with every member reference resolved."""
-    data = take_section(read_toml(path), "team", path=path)
+    """A team file's `[team]` table (and `[workflow]`) with every member reference resolved."""
+    raw = read_toml(path)
+    top_level_workflow = "workflow" in raw
+    data = _lift_workflow(raw, path)
     members = data.get("members", [])
     if not isinstance(members, list):
         raise ConfigError(path, "team.members", "must be an array of tables ([[team.members]])")
@@ -101,7 +127,10 @@ def load_team(path: Path) -> LoadedTeam:
         resolved.append(_resolve_member(dict(entry), i, path))
     if members:
         data["members"] = resolved
-    config = validate_data(TeamConfig, data, path=path, section="team").value
+    try:
+        config = validate_data(TeamConfig, data, path=path, section="team").value
+    except ConfigError as exc:
+        raise _workflow_keys(exc, path, top_level_workflow) from None
     return LoadedTeam(config, tuple(origins))
 
 

@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 
 from pydantic_ai import UsageLimitExceeded
 
-from mixseek.agents.leader.agent import LeaderTeam, build_message_serializer
+from mixseek.agents.leader.agent import build_message_serializer
+from mixseek.agents.team import create_team
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
 from mixseek.evaluator import Evaluator
@@ -127,7 +128,7 @@ class Orchestrator:
             )
             self.judgment = JudgmentClient(config.judgment.value, self.prompt_builder.build_judgment_prompt)
             self.teams = {
-                entry.config.team_id: LeaderTeam(entry.config, base_dir=entry.path.parent)
+                entry.config.team_id: create_team(entry.config, base_dir=entry.path.parent)
                 for entry in config.teams
             }
 

@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from pydantic_ai import UsageLimitExceeded
 
-from mixseek.agents.leader.agent import LeaderTeam, TeamRunResult
+from mixseek.agents.team import Team
+from mixseek.agents.team_result import TeamRunResult
 from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.evaluator.models import EvaluationResult
@@ -42,7 +43,7 @@ class RoundController:
         *,
         execution_id: str,
         user_prompt: str,
-        team: LeaderTeam,
+        team: Team,
         store: Store,
         prompt_builder: PromptBuilder,
         evaluator: Evaluator,
@@ -158,7 +159,7 @@ class RoundController:
     async def _run(self, round_number: int, started: datetime, snapshot: RoundSnapshot) -> RoundOutcome:
         context = self._context(round_number, including_current=False, snapshot=snapshot)
         prompt = await self.prompt_builder.build_team_prompt(context)
-        team_result = await self.team.run(prompt, round_number=round_number)
+        team_result = await self.team.run(prompt, round_number=round_number, user_prompt=self.user_prompt)
         evaluation = await self.evaluator.evaluate(self.user_prompt, team_result.output)
         usage: dict[str, Any] = {
             "team": usage_to_dict(team_result.usage),

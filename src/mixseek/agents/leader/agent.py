@@ -2,45 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 from pydantic_ai import Agent, ModelMessagesTypeAdapter, RunContext, RunUsage
 from pydantic_ai.capabilities import PrepareTools
-from pydantic_ai.messages import ModelMessage
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import UsageLimits
 
-from mixseek.agents.leader.config import TeamConfig
+from mixseek.agents.concurrency import run_bounded
+from mixseek.agents.leader.broadcast import DEFAULT_BROADCAST_LEADER_INSTRUCTION, broadcast_prompt
+from mixseek.agents.leader.config import MemberAgentConfig, TeamConfig
 from mixseek.agents.leader.dependencies import TeamDependencies
-from mixseek.agents.leader.models import MemberSubmissionsRecord
+from mixseek.agents.leader.member_call import call_member
+from mixseek.agents.leader.models import MemberSubmission, MemberSubmissionsRecord
 from mixseek.agents.leader.tools import make_delegation_tool
 from mixseek.agents.member.base import MemberAgent, usage_of
 from mixseek.agents.member.registry import create_member
 from mixseek.agents.model_settings import agent_model_settings
+from mixseek.agents.team_result import TeamRunResult
 from mixseek.llm import create_model
 from mixseek.llm.retrying import RetryingModel
+
+__all__ = ["DEFAULT_LEADER_SYSTEM_INSTRUCTION", "LeaderTeam", "TeamRunResult", "build_message_serializer"]
 
 DEFAULT_LEADER_SYSTEM_INSTRUCTION = """
 あなたは研究チームのリーダーエージェントです。
 タスクを分析し、利用可能なMember Agentから適切なものを選択して実行してください。
 """.strip()
-
-
-@dataclass
-class TeamRunResult:
-    """A team's submission for one round, what its members did, and what it cost."""
-
-    output: str
-    record: MemberSubmissionsRecord
-    messages: list[ModelMessage]
-    usage: RunUsage
-    leader_usage: RunUsage
-
-    def messages_json(self) -> str:
-        """The leader's message history as JSON that `ModelMessagesTypeAdapter` loads back."""
-        return ModelMessagesTypeAdapter.dump_json(self.messages).decode()
 
 
 def build_message_serializer() -> None:
@@ -58,7 +47,11 @@ def member_role(team: TeamConfig, agent_name: str) -> str:
 
 
 class LeaderTeam:
-    """A configured team, ready to run rounds; models are created once here."""
+    """A configured leader team, ready to run rounds; models are created once here.
+
+    With `member_dispatch = "selective"` the leader calls members as tools; with `"broadcast"`
+    every member answers the round's prompt first and the leader, with no tools, writes the
+    submission from their answers."""
 
     def __init__(
         self,
@@ -75,14 +68,21 @@ class LeaderTeam:
                     member_config, role=member_role(config, member_config.agent_name), base_dir=base_dir
                 )
         leader = config.leader
+        broadcast = config.member_dispatch == "broadcast"
+        default_instruction = (
+            DEFAULT_BROADCAST_LEADER_INSTRUCTION if broadcast else DEFAULT_LEADER_SYSTEM_INSTRUCTION
+        )
+        tools = (
+            [] if broadcast else [make_delegation_tool(self.members[m.agent_name], m) for m in config.members]
+        )
         self.agent: Agent[TeamDependencies, str] = Agent(
             RetryingModel(
                 create_model(leader.model, role=leader_role(config)), max_retries=leader.max_retries
             ),
             deps_type=TeamDependencies,
-            instructions=leader.system_prompt or DEFAULT_LEADER_SYSTEM_INSTRUCTION,
+            instructions=leader.system_prompt or default_instruction,
             model_settings=agent_model_settings(leader),
-            tools=[make_delegation_tool(self.members[m.agent_name], m) for m in config.members],
+            tools=tools,
             capabilities=[PrepareTools(self._withdraw_members_when_done)],
             name=config.team_id,
         )
@@ -94,17 +94,41 @@ class LeaderTeam:
         keeps delegating (small local models do) cannot loop for ever."""
         return tool_defs if ctx.run_step <= self.config.leader.max_delegation_rounds else []
 
+    async def _broadcast(
+        self, prompt: str, deps: TeamDependencies, usage: RunUsage, usage_limits: UsageLimits | None
+    ) -> None:
+        """Every member on the round's prompt at once (at most `max_concurrent_members` running);
+        a failing member is recorded as failed and never stops the others."""
+
+        def job(config: MemberAgentConfig) -> Callable[[], Awaitable[MemberSubmission]]:
+            member = self.members[config.agent_name]
+            return lambda: call_member(member, config, prompt, usage=usage, usage_limits=usage_limits)
+
+        # recorded in the order of the team file, whichever finished first
+        deps.submissions.extend(await run_bounded([job(m) for m in self.config.members], deps.member_slots))
+
     async def run(
-        self, prompt: str, *, round_number: int = 1, usage_limits: UsageLimits | None = None
+        self,
+        prompt: str,
+        *,
+        round_number: int = 1,
+        usage_limits: UsageLimits | None = None,
+        user_prompt: str | None = None,
     ) -> TeamRunResult:
-        """One leader run: members are called as the leader decides, each call recorded."""
+        """One leader run, each member call recorded: members are called as the leader decides,
+        or (broadcast) all of them before the leader writes. `user_prompt` is unused: the
+        leader sees the round's prompt."""
         deps = TeamDependencies(
             team_id=self.config.team_id,
             team_name=self.config.team_name,
             round_number=round_number,
             max_concurrent_members=self.config.max_concurrent_members,
         )
-        result = await self.agent.run(prompt, deps=deps, usage_limits=usage_limits)
+        usage = RunUsage()
+        if self.config.member_dispatch == "broadcast":
+            await self._broadcast(prompt, deps, usage, usage_limits)
+            prompt = broadcast_prompt(prompt, deps.submissions)
+        result = await self.agent.run(prompt, deps=deps, usage=usage, usage_limits=usage_limits)
         messages = result.all_messages()
         record = MemberSubmissionsRecord(
             team_id=deps.team_id,

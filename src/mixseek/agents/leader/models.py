@@ -28,6 +28,8 @@ class MemberSubmission(BaseModel):
     usage: RunUsage = Field(default_factory=RunUsage)
     timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
     execution_time_ms: float | None = None
+    step_id: str | None = None
+    """The workflow step the answer belongs to (None for a leader team's members)."""
 
     @field_serializer("usage")
     def serialize_usage(self, usage: RunUsage) -> dict[str, int | float | None]:

@@ -1,0 +1,27 @@
+"""Running a team's members or a step's executors at once, a bounded number at a time."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+async def run_bounded(jobs: Sequence[Callable[[], Awaitable[T]]], slots: asyncio.Semaphore) -> list[T]:
+    """Every job started at once, each running while it holds one of `slots`; the results in the
+    order of `jobs`. Jobs record their own failures; one that raises anyway (a usage limit hit,
+    a cancellation) cancels the others and is raised as itself, not inside an exception group,
+    so callers catch it as they would from a single call."""
+
+    async def hold(job: Callable[[], Awaitable[T]]) -> T:
+        async with slots:
+            return await job()
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(hold(job)) for job in jobs]
+    except BaseExceptionGroup as group_error:
+        raise group_error.exceptions[0] from None
+    return [task.result() for task in tasks]

@@ -1,0 +1,65 @@
+"""One recorded call of a member: the answer or the error, its cost and its time.
+
+The leader's delegation tools, a broadcast round and a workflow's agent executors all call
+members this way, so every kind of team records its members alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from pydantic_ai import RunUsage, UsageLimitExceeded
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.usage import UsageLimits
+
+from mixseek.agents.leader.models import MemberSubmission
+from mixseek.agents.member.base import MemberAgent, MemberResult
+from mixseek.config.agent_models import MemberAgentConfig
+from mixseek.errors import describe_exception
+
+
+def error_text(exc: BaseException, timeout: float | None) -> str:
+    if isinstance(exc, TimeoutError):
+        return f"timed out after {timeout:g} s" if timeout else "timed out"
+    return describe_exception(exc)
+
+
+async def call_member(
+    member: MemberAgent,
+    config: MemberAgentConfig,
+    task: str,
+    *,
+    usage: RunUsage | None = None,
+    usage_limits: UsageLimits | None = None,
+    step_id: str | None = None,
+    messages: list[ModelMessage] | None = None,
+) -> MemberSubmission:
+    """Run `member` on `task` within its `timeout_seconds`; a failure is recorded, not raised.
+
+    A run cut by the execution's usage limits is raised: it is the budget's, not the member's.
+    The member's new messages are appended to `messages` when given."""
+    timeout = float(config.timeout_seconds) if config.timeout_seconds else None
+    started = time.perf_counter()
+    result: MemberResult | None = None
+    error: str | None = None
+    try:
+        async with asyncio.timeout(timeout):
+            result = await member.run(task, usage=usage, usage_limits=usage_limits)
+    except UsageLimitExceeded:
+        raise
+    except Exception as exc:
+        error = error_text(exc, timeout)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    if result is not None and messages is not None:
+        messages.extend(result.messages)
+    return MemberSubmission(
+        agent_name=config.agent_name,
+        agent_type=config.agent_type,
+        content=result.content if result is not None else "",
+        status="SUCCESS" if result is not None else "ERROR",
+        error_message=error,
+        usage=result.usage if result is not None else RunUsage(),
+        execution_time_ms=elapsed_ms,
+        step_id=step_id,
+    )

@@ -1,0 +1,1 @@
+"""Workflow teams: fixed steps of agents and Python functions instead of a leader."""
