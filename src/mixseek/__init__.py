@@ -3,6 +3,7 @@
 The Python API, in one import:
 
     from mixseek import Mixseek, TeamConfig, LeaderAgentConfig, MemberAgentConfig, OrchestratorSettings
+    from mixseek import WorkflowConfig, WorkflowStep, AgentExecutorConfig, FunctionExecutorConfig
 
 Names are loaded on first use, so `import mixseek` (and the `mixseek` command, which installs
 its Ctrl-C handling before anything heavy loads) stays cheap.
@@ -25,6 +26,10 @@ _EXPORTS: dict[str, str] = {
     "TeamConfig": "mixseek.config.team_models",
     "LeaderAgentConfig": "mixseek.config.team_models",
     "MemberAgentConfig": "mixseek.config.team_models",
+    "WorkflowConfig": "mixseek.config.workflow_models",
+    "WorkflowStep": "mixseek.config.workflow_models",
+    "AgentExecutorConfig": "mixseek.config.workflow_models",
+    "FunctionExecutorConfig": "mixseek.config.workflow_models",
     "OrchestratorSettings": "mixseek.config.orchestrator",
     "ModelLimitConfig": "mixseek.config.orchestrator",
     "EvaluatorSettings": "mixseek.config.evaluator",
@@ -57,6 +62,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AgentExecutorConfig",
     "BestSubmission",
     "ConfigError",
     "EvaluatorSettings",
@@ -67,6 +73,7 @@ __all__ = [
     "ExecutionStarted",
     "ExecutionStopping",
     "ExecutionSummary",
+    "FunctionExecutorConfig",
     "InputError",
     "JudgmentSettings",
     "LeaderAgentConfig",
@@ -87,6 +94,8 @@ __all__ = [
     "TeamSummary",
     "UsageTotals",
     "UsageUpdated",
+    "WorkflowConfig",
+    "WorkflowStep",
     "__version__",
     "load_workspace",
     "parse_event",
@@ -99,6 +108,12 @@ if TYPE_CHECKING:
     from mixseek.config.orchestrator import ModelLimitConfig, OrchestratorSettings
     from mixseek.config.prompt_builder import PromptBuilderSettings
     from mixseek.config.team_models import LeaderAgentConfig, MemberAgentConfig, TeamConfig
+    from mixseek.config.workflow_models import (
+        AgentExecutorConfig,
+        FunctionExecutorConfig,
+        WorkflowConfig,
+        WorkflowStep,
+    )
     from mixseek.errors import ConfigError, InputError, MixseekError, RuntimeFailure
     from mixseek.orchestrator.events import (
         Event,

@@ -18,6 +18,14 @@ def test_every_exported_name_resolves() -> None:
     )
 
 
+def test_every_kind_of_team_can_be_written_in_code() -> None:
+    """A workflow team's models come with `TeamConfig` (a broadcast team needs only its
+    `member_dispatch`)."""
+    workflow = {"WorkflowConfig", "WorkflowStep", "AgentExecutorConfig", "FunctionExecutorConfig"}
+    assert workflow <= set(mixseek.__all__)
+    assert {getattr(mixseek, name).__module__ for name in workflow} == {"mixseek.config.workflow_models"}
+
+
 def test_importing_the_package_loads_no_model_library() -> None:
     """The `mixseek` command installs its Ctrl-C handling from `mixseek.cli.entry` before anything
     heavy loads; the package's `__init__` runs first, so it must stay light."""

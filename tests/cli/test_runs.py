@@ -331,6 +331,7 @@ def test_show_running_execution_derives_standings_from_rows(runner: CliRunner, r
     assert {k: v for k, v in delta.items() if k != "rounds"} == {
         "team_id": "delta",
         "team_name": "Delta | D",
+        "kind": None,  # the hand-written config snapshot does not describe the team
         "position": 1,
         "status": "running",
         "rounds_completed": 1,
@@ -350,6 +351,7 @@ def test_show_running_execution_derives_standings_from_rows(runner: CliRunner, r
     assert {k: v for k, v in epsilon.items() if k != "rounds"} == {
         "team_id": "epsilon",
         "team_name": "epsilon",
+        "kind": None,  # the hand-written config snapshot does not describe the team
         "position": None,
         "status": "failed",
         "rounds_completed": 0,

@@ -91,7 +91,7 @@ def _install() -> None:
 
     _around(exec_cmd, "load_execution_config", after="config")
     _around(exec_cmd, "check_store", after="store-check")
-    _around(orchestrator, "LeaderTeam", before="build")
+    _around(orchestrator, "create_team", before="build")
     _around(AggregationStore, "create_execution", before="create", after="created")
     _around(AggregationStore, "claim_execution", before="claim")
     _around(AggregationStore, "finish_execution", before="finish", after="finished")

@@ -60,6 +60,7 @@ TEAM_INLINE = """\
 [team]
 team_id = "inline-team"
 team_name = "Inline Team"
+member_dispatch = "selective"
 
 [team.leader]
 model = "anthropic:claude-sonnet-4-5"
@@ -260,6 +261,12 @@ def test_agent_files_become_member_files_referenced_from_the_team_file(
     }
 
 
+def test_member_dispatch_is_carried_over(migrated: tuple[Path, list[str]]) -> None:
+    dest, _ = migrated
+    assert _toml(dest, "configs/team-ref-agents.toml")["team"]["member_dispatch"] == "broadcast"
+    assert _toml(dest, "configs/team-inline.toml")["team"]["member_dispatch"] == "selective"
+
+
 def test_orchestrator_paths_become_relative_to_the_file(migrated: tuple[Path, list[str]]) -> None:
     dest, _ = migrated
     orchestrator = _toml(dest, "configs/orchestrator.toml")["orchestrator"]
@@ -368,11 +375,6 @@ DROPPED = [
         "configs/team-ref-agents.toml",
         "team.leader.timeout_seconds",
         "value 5 not accepted: Input should be greater than or equal to 10",
-    ),
-    (
-        "configs/team-ref-agents.toml",
-        "team.member_dispatch",
-        "'broadcast' has no equivalent: the leader chooses members",
     ),
     (
         "configs/team-ref-agents.toml",

@@ -250,3 +250,33 @@ def test_what_still_does_not_load_is_listed(tmp_path: Path, runner: CliRunner) -
         f"  {dest / 'configs/team.toml'}: team.members[0].agent_type: agent_type must be one of plain, "
         "web-search, web-fetch, code-exec, custom (got 'image_gen')"
     ]
+
+
+def test_a_member_dispatch_this_mixseek_cannot_run_is_reported_and_left_out(
+    tmp_path: Path, runner: CliRunner
+) -> None:
+    source = tmp_path / "core"
+    member = '\n[[team.members]]\nagent_name = "m"\nagent_type = "plain"\nmodel = "openai:gpt-4o"\n'
+    write(
+        source,
+        "configs/alone.toml",
+        '[team]\nteam_id = "alone"\nteam_name = "Alone"\nmember_dispatch = "broadcast"\n',
+    )
+    write(
+        source,
+        "configs/odd.toml",
+        f'[team]\nteam_id = "odd"\nteam_name = "Odd"\nmember_dispatch = "round_robin"\n{member}',
+    )
+    dest = tmp_path / "new"
+    result = runner.invoke(app, ["migrate", str(source), "-w", str(dest)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "  configs/alone.toml: team.member_dispatch: no member was carried over to broadcast to" in lines
+    assert (
+        "  configs/odd.toml: team.member_dispatch: unknown value 'round_robin': the leader chooses members"
+        in lines
+    )
+    assert not any(line.startswith("to fix") for line in lines)
+    for name in ("alone", "odd"):
+        team = tomllib.loads((dest / f"configs/{name}.toml").read_text(encoding="utf-8"))["team"]
+        assert "member_dispatch" not in team

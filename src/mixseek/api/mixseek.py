@@ -40,8 +40,10 @@ class Mixseek:
 
     Args:
         teams: each a `TeamConfig` (or a mapping of its fields): a leader and the members it
-            delegates to. Every `model` is a model string (`"openai:gpt-4o"`, `"test"`) or a
-            pydantic-ai `Model` object.
+            delegates to (`member_dispatch="broadcast"`: all of them, every round), or a
+            `workflow=WorkflowConfig(...)` of steps whose executors are agents or Python functions.
+            Every `model` is a model string (`"openai:gpt-4o"`, `"test"`) or a pydantic-ai
+            `Model` object.
         orchestrator: rounds, concurrency, timeouts, limits and budgets.
         evaluator: the metrics that score each submission and their model.
         judgment: the model that decides whether a team goes on.

@@ -72,13 +72,21 @@ def _rows(loaded: Loaded[Any]) -> list[dict[str, str]]:
     ]
 
 
-def _file_rows(config: BaseModel, path: Path, prefix: str = "") -> list[dict[str, str]]:
+UNUSED_BY_WORKFLOW_TEAMS = frozenset({"member_dispatch", "leader", "members"})
+"""Team settings a workflow team has no use for: `config show` leaves their defaults out."""
+
+
+def _file_rows(
+    config: BaseModel, path: Path, prefix: str = "", skip: frozenset[str] = frozenset()
+) -> list[dict[str, str]]:
     """A team's values, credited to its file only where the file sets them (pydantic's fields_set).
 
     A nested table such as `[team.leader]` gets a row per key, so a default leader model
     shows as `default` even when the file has a leader table."""
     rows: list[dict[str, str]] = []
     for name in type(config).model_fields:
+        if name in skip:
+            continue
         value = getattr(config, name)
         key = f"{prefix}{name}"
         if isinstance(value, BaseModel):
@@ -122,7 +130,8 @@ def config_show(
         "prompt_builder": _rows(loaded.prompt_builder),
     }
     for entry in loaded.teams:
-        sections[f"team {entry.config.team_id}"] = _file_rows(entry.config, entry.path)
+        skip = UNUSED_BY_WORKFLOW_TEAMS if entry.config.workflow is not None else frozenset()
+        sections[f"team {entry.config.team_id}"] = _file_rows(entry.config, entry.path, skip=skip)
     sections["credentials"] = _credential_rows(loaded)
     if output_format == "json":
         print_json({"workspace": str(ws.root), "sections": sections})

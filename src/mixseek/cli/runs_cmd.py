@@ -25,7 +25,9 @@ from mixseek.cli.runs_export import (
     markdown_report,
     one_line,
     score_text,
+    steps_text,
     stop_text,
+    team_heading,
     usage_text,
     without_controls,
 )
@@ -127,7 +129,7 @@ def _team_lines(team: TeamView) -> list[str]:
         parts.append(f"stopped because {team.exit_reason}")
     if team.error:
         parts.append(f"error: {one_line(team.error)}")
-    lines = [f"team {team.team_name} ({team.team_id}): {', '.join(parts)}"]
+    lines = [f"team {team_heading(team)}: {', '.join(parts)}"]
     for r in team.rounds:
         state = "" if r.status == "completed" else f" [{r.status}]"
         final = " (final)" if r.is_final else ""
@@ -139,6 +141,9 @@ def _team_lines(team: TeamView) -> list[str]:
             lines += columns([["metric", "score", "comment"], *metric_rows], indent="    ")
         lines.append(f"    judgment: {one_line(judgment_text(r.judgment))}")
         lines.append(f"    members: {r.members.succeeded} succeeded, {r.members.failed} failed")
+        steps = steps_text(r.member_submissions)
+        if steps:
+            lines.append(f"    steps: {steps}")
     return lines
 
 

@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mixseek.storage.views import ExecutionView, RankingEntry, RoundJudgment, UsageTotals
+from mixseek.storage.views import (
+    ExecutionView,
+    MemberAnswer,
+    RankingEntry,
+    RoundJudgment,
+    TeamView,
+    UsageTotals,
+)
 from mixseek.text_safety import strip_controls_in
 
 
@@ -70,6 +77,25 @@ def usage_text(usage: UsageTotals) -> str:
     return f"{usage.requests} requests, {usage.input_tokens} input + {usage.output_tokens} output tokens"
 
 
+def team_heading(team: TeamView) -> str:
+    """`Name (id)`, and the team's kind unless it is the usual selective leader (or unknown)."""
+    kind = f" [{team.kind}]" if team.kind not in (None, "selective") else ""
+    return f"{team.team_name} ({team.team_id}){kind}"
+
+
+def steps_text(answers: Sequence[MemberAnswer]) -> str | None:
+    """A workflow round's executors by step, in order, failed ones marked:
+    `research (researcher), drafts (draft_a, draft_b: failed)`; None for a leader team's round."""
+    steps: dict[str, list[str]] = {}
+    for answer in answers:
+        if answer.step_id is not None:
+            mark = "" if answer.succeeded else ": failed"
+            steps.setdefault(answer.step_id, []).append(f"{answer.agent_name}{mark}")
+    if not steps:
+        return None
+    return ", ".join(f"{step} ({', '.join(names)})" for step, names in steps.items())
+
+
 def _table(headers: list[str], rows: list[list[object]]) -> list[str]:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
@@ -117,7 +143,7 @@ def markdown_report(view: ExecutionView) -> str:
             "",
         ]
     for team in view.teams:
-        out += [f"## Team {team.team_name} ({team.team_id})", ""]
+        out += [f"## Team {team_heading(team)}", ""]
         out += [f"- status: {team.status}", f"- rounds scored: {team.rounds_completed}"]
         if team.best_round is not None:
             out.append(f"- best round: {team.best_round} ({score_text(team.best_score)})")
@@ -135,8 +161,9 @@ def markdown_report(view: ExecutionView) -> str:
             out += [
                 f"- judgment: {one_line(judgment_text(r.judgment))}",
                 f"- members: {r.members.succeeded} succeeded, {r.members.failed} failed",
-                "",
             ]
+            steps = steps_text(r.member_submissions)
+            out += [f"- steps: {steps}", ""] if steps else [""]
             if r.submission is not None:
                 out += ["Submission:", "", fenced(r.submission), ""]
     out += ["## Usage by call site", ""]

@@ -12,14 +12,18 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.table import Table
 
-from mixseek.agents.leader.agent import LeaderTeam, TeamRunResult
 from mixseek.agents.member.registry import create_member
+from mixseek.agents.team import create_team
+from mixseek.agents.team_result import TeamRunResult
 from mixseek.cli.console import stdout_console
-from mixseek.cli.errors import cli_errors
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.options import OutputFormatOption, PromptFileOption
 from mixseek.cli.prompt_input import given_text, required_text
 from mixseek.cli.render import check_output_format, print_json, usage_json, usage_table
-from mixseek.config.teams import load_member_file, load_team_file
+from mixseek.config.bundle import TeamEntry
+from mixseek.config.team_models import TeamConfig
+from mixseek.config.teams import load_member_file, load_team
+from mixseek.orchestrator.preflight import function_problems
 from mixseek.text_safety import strip_controls
 
 ConfigArg = Annotated[Path, typer.Option("--config", "-c", help="The TOML file to run.", show_default=False)]
@@ -30,15 +34,24 @@ def _prompt(argument: str | None, file: str | None) -> str:
     return required_text(text, name="PROMPT", option="--prompt-file")
 
 
-def _print_team(result: TeamRunResult, team_id: str, team_name: str, usage: dict[str, RunUsage]) -> None:
+def _usage(result: TeamRunResult, kind: str) -> dict[str, RunUsage]:
+    """The team's cost by who spent it: a workflow team has no leader, only its executors."""
+    parts = {} if kind == "workflow" else {"leader": result.leader_usage}
+    return {**parts, "members": result.record.total_usage, "total": result.usage}
+
+
+def _print_team(result: TeamRunResult, config: TeamConfig, usage: dict[str, RunUsage]) -> None:
     out = stdout_console()
-    out.print(Rule(f"team {escape(team_id)} ({escape(team_name)})"))
+    out.print(Rule(f"team {escape(config.team_id)} ({escape(config.team_name)}): {config.kind}"))
     out.print(escape(strip_controls(result.output)), markup=True)
     members = Table(title="members", title_justify="left")
-    for column in ("member", "type", "status", "ms", "requests", "input tokens", "output tokens", "error"):
-        members.add_column(column)
+    steps = config.kind == "workflow"
+    columns = ("member", "type", "status", "ms", "requests", "input tokens", "output tokens", "error")
+    for column in ("step", *columns) if steps else columns:
+        # names are never cut short on a narrow terminal; the error column folds instead
+        members.add_column(column, no_wrap=column in ("step", "member", "type", "status"), overflow="fold")
     for s in result.record.submissions:
-        members.add_row(
+        row = [
             escape(s.agent_name),
             s.agent_type,
             s.status,
@@ -47,12 +60,26 @@ def _print_team(result: TeamRunResult, team_id: str, team_name: str, usage: dict
             str(s.usage.input_tokens),
             str(s.usage.output_tokens),
             escape(strip_controls(s.error_message or "")),
-        )
+        ]
+        members.add_row(*([escape(s.step_id or "")] if steps else []), *row)
     if result.record.submissions:
         out.print(members)
     else:
         out.print("(no member was called)")
     out.print(usage_table(usage))
+
+
+def _load_team(path: Path) -> TeamConfig:
+    """The team file, its workflow's functions checked first so that each missing one is a line
+    naming its file and key, as `config validate` names it."""
+    loaded = load_team(path)
+    entry = TeamEntry(path, loaded.config, loaded.member_origins, loaded.workflow_key)
+    problems = function_problems(entry.function_sites())
+    for problem in problems:
+        report(str(problem))
+    if problems:
+        raise typer.Exit(EXIT_FAILURE)
+    return loaded.config
 
 
 @cli_errors
@@ -62,26 +89,28 @@ def team_command(
     prompt_file: PromptFileOption = None,
     output_format: OutputFormatOption = "text",
 ) -> None:
-    """Run one team (leader and members) on PROMPT once and show what each member did."""
+    """Run one team (a leader and its members, or a workflow's steps) on PROMPT once and show what
+    each member or executor did."""
     check_output_format(output_format)
     prompt = _prompt(prompt, prompt_file)
     path = config.resolve()
-    team_config = load_team_file(path)
-    team = LeaderTeam(team_config, base_dir=path.parent)
+    team_config = _load_team(path)
+    team = create_team(team_config, base_dir=path.parent)
     result = asyncio.run(team.run(prompt))
-    usage = {"leader": result.leader_usage, "members": result.record.total_usage, "total": result.usage}
+    usage = _usage(result, team_config.kind)
     if output_format == "json":
         print_json(
             {
                 "team_id": team_config.team_id,
                 "team_name": team_config.team_name,
+                "kind": team_config.kind,
                 "content": result.output,
                 "members": [s.model_dump(mode="json") for s in result.record.submissions],
                 "usage": {name: usage_json(u) for name, u in usage.items()},
             }
         )
         return
-    _print_team(result, team_config.team_id, team_config.team_name, usage)
+    _print_team(result, team_config, usage)
 
 
 @cli_errors

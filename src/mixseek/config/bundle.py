@@ -14,9 +14,10 @@ from mixseek.config.model_ref import ModelRef
 from mixseek.config.orchestrator import NO_TEAMS, OrchestratorSettings
 from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
 from mixseek.config.prompt_templates import compile_prompt_templates
-from mixseek.config.team_models import TeamConfig
+from mixseek.config.team_models import MemberAgentConfig, TeamConfig
 from mixseek.config.teams import MemberOrigin, load_team
 from mixseek.config.timezone import check_timezone_env
+from mixseek.config.workflow_models import AgentExecutorConfig, FunctionExecutorConfig
 from mixseek.config.workspace import Workspace
 from mixseek.errors import ConfigError, MixseekError
 
@@ -30,12 +31,71 @@ class TeamEntry:
     path: Path
     config: TeamConfig
     member_origins: tuple[MemberOrigin, ...] = ()
+    workflow_key: str = "workflow"
+    """The key a workflow's errors start with: `workflow` (`[workflow]`) or `team.workflow`."""
 
     def member_key_origin(self, index: int, key: str) -> tuple[Path, str]:
         """The file and dotted key that set `key` of member `index`, for one-line errors."""
         if index < len(self.member_origins):
             return self.member_origins[index].key(key)
         return self.path, f"team.members[{index}].{key}"
+
+    def executor_key(self, step: int, executor: int, key: str) -> tuple[Path, str]:
+        """The file and dotted key that set `key` of a workflow executor (always the team file)."""
+        return self.path, f"{self.workflow_key}.steps[{step}].executors[{executor}].{key}"
+
+    def agents(self) -> Iterator[TeamAgent]:
+        """Every agent a member is built for: the leader's members, or the workflow's agent executors,
+        so each check of a member (model, plugin class, options, sandbox) covers executors too."""
+        team_id = self.config.team_id
+        for i, member in enumerate(self.config.members):
+            yield TeamAgent(self, member, f"member '{member.agent_name}' of team '{team_id}'", None, i)
+        if self.config.workflow is None:
+            return
+        for s, step in enumerate(self.config.workflow.steps):
+            for j, executor in enumerate(step.executors):
+                if isinstance(executor, AgentExecutorConfig):
+                    yield TeamAgent(self, executor, f"executor '{executor.name}' of team '{team_id}'", s, j)
+
+    def function_sites(self) -> Iterator[FunctionSite]:
+        """Every workflow function executor named by text (a function given in code needs no check)."""
+        if self.config.workflow is None:
+            return
+        for s, step in enumerate(self.config.workflow.steps):
+            for j, executor in enumerate(step.executors):
+                if isinstance(executor, FunctionExecutorConfig) and isinstance(executor.function, str):
+                    source, key = self.executor_key(s, j, "function")
+                    yield FunctionSite(executor.function, self.path.parent, str(source), key)
+
+
+@dataclass(frozen=True)
+class TeamAgent:
+    """A member of a team, or an agent executor of its workflow, and where its keys were written."""
+
+    entry: TeamEntry
+    config: MemberAgentConfig
+    role: str
+    """How errors name it: `member 'x' of team 't'` or `executor 'x' of team 't'`."""
+    step: int | None
+    """The workflow step it is an executor of; None for a member."""
+    index: int
+    """Its place among the members, or among its step's executors."""
+
+    def key_origin(self, key: str) -> tuple[Path, str]:
+        """The file and dotted key that set `key` of this agent, for one-line errors."""
+        if self.step is None:
+            return self.entry.member_key_origin(self.index, key)
+        return self.entry.executor_key(self.step, self.index, key)
+
+
+@dataclass(frozen=True)
+class FunctionSite:
+    """A workflow executor's `function` reference, the folder a file path is taken from, where it is set."""
+
+    function: str
+    base_dir: Path
+    source: str
+    key: str
 
 
 @dataclass(frozen=True)
@@ -109,13 +169,12 @@ class ExecutionConfig:
     def _all_model_sites(self) -> Iterator[_AnySite]:
         for entry in self.teams:
             team = entry.config
-            yield _AnySite(
-                team.leader.model, f"leader of team '{team.team_id}'", str(entry.path), "team.leader.model"
-            )
-            for i, member in enumerate(team.members):
-                source, key = entry.member_key_origin(i, "model")
-                role = f"member '{member.agent_name}' of team '{team.team_id}'"
-                yield _AnySite(member.model, role, str(source), key)
+            if team.workflow is None:  # a workflow team has no leader to call
+                role = f"leader of team '{team.team_id}'"
+                yield _AnySite(team.leader.model, role, str(entry.path), "team.leader.model")
+            for agent in entry.agents():
+                source, key = agent.key_origin("model")
+                yield _AnySite(agent.config.model, agent.role, str(source), key)
         evaluator = self.evaluator.value
         for i, metric in enumerate(evaluator.metrics):
             role = f"evaluator metric '{metric.name}'"
@@ -125,13 +184,20 @@ class ExecutionConfig:
                 yield _AnySite(evaluator.model, role, *_settings_site(self.evaluator, "evaluator"))
         yield _AnySite(self.judgment.value.model, "judgment", *_settings_site(self.judgment, "judgment"))
 
-    def class_path_sites(self) -> Iterator[ClassPathSite]:
-        """Every custom member and metric class, resolved as the orchestrator resolves it."""
+    def function_sites(self) -> Iterator[FunctionSite]:
+        """Every workflow function executor named by text, resolved as the team resolves it."""
         for entry in self.teams:
-            for i, member in enumerate(entry.config.members):
-                if member.class_path is not None:
-                    source, key = entry.member_key_origin(i, "class_path")
-                    yield ClassPathSite(member.class_path, "member", entry.path.parent, str(source), key)
+            yield from entry.function_sites()
+
+    def class_path_sites(self) -> Iterator[ClassPathSite]:
+        """Every custom member (or agent executor) and metric class, resolved as the orchestrator
+        resolves it."""
+        for entry in self.teams:
+            for agent in entry.agents():
+                class_path = agent.config.class_path
+                if class_path is not None:
+                    source, key = agent.key_origin("class_path")
+                    yield ClassPathSite(class_path, "member", entry.path.parent, str(source), key)
         evaluator_file = self.evaluator.file
         base_dir = evaluator_file.parent if evaluator_file else self.workspace.configs
         for i, metric in enumerate(self.evaluator.value.metrics):
@@ -195,7 +261,7 @@ def collect_execution_config(
             continue
         team = problems.attempt(lambda p=team_path: load_team(p))  # type: ignore[misc]
         if team is not None:
-            teams.append(TeamEntry(team_path, team.config, team.member_origins))
+            teams.append(TeamEntry(team_path, team.config, team.member_origins, team.workflow_key))
     problems.attempt(lambda: _check_unique_team_ids(teams))
     evaluator = problems.attempt(
         lambda: load_section(EvaluatorSettings, eval_path, "evaluator", required=False)

@@ -71,6 +71,8 @@ class TeamConfig(BaseModel):
     def validate_member_count(
         cls, v: list[MemberAgentConfig], info: ValidationInfo
     ) -> list[MemberAgentConfig]:
+        if info.data.get("member_dispatch") == "broadcast":
+            return v  # every member runs each round; max_concurrent_members bounds how many at once
         max_count = info.data.get("max_concurrent_members", 15)
         if len(v) > max_count:
             raise ValueError(

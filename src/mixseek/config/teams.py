@@ -78,6 +78,8 @@ class LoadedTeam:
 
     config: TeamConfig
     member_origins: tuple[MemberOrigin, ...]
+    workflow_key: str = "workflow"
+    """How the file names its workflow's keys: `workflow` (a `[workflow]` table) or `team.workflow`."""
 
 
 def _origin(team_file: Path, index: int, entry: dict[str, Any]) -> MemberOrigin:
@@ -131,7 +133,7 @@ def load_team(path: Path) -> LoadedTeam:
         config = validate_data(TeamConfig, data, path=path, section="team").value
     except ConfigError as exc:
         raise _workflow_keys(exc, path, top_level_workflow) from None
-    return LoadedTeam(config, tuple(origins))
+    return LoadedTeam(config, tuple(origins), "workflow" if top_level_workflow else "team.workflow")
 
 
 def load_team_file(path: Path) -> TeamConfig:

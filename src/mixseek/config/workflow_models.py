@@ -18,6 +18,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     Tag,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -70,7 +71,7 @@ class AgentExecutorConfig(MemberAgentConfig):
     It is called with the step's input document as its task; `name` identifies it in the
     record of the round, as `agent_name` does a member."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+    model_config = ConfigDict(extra="forbid", serialize_by_alias=True)
 
     agent_name: str = Field(alias="name", min_length=1)
     agent_type: str = "plain"
@@ -170,7 +171,7 @@ class WorkflowConfig(BaseModel):
     steps: list[WorkflowStep]
     input: StepInput = "previous"
     """What each executor receives of earlier steps; a step may override it."""
-    output: str | None = None
+    output: str | None = Field(default=None, validate_default=True)
     """The executor of the last step whose result is the submission (needed when it has several)."""
 
     @field_validator("steps")
@@ -187,22 +188,25 @@ class WorkflowConfig(BaseModel):
             raise ValueError(f"duplicate executor name: {', '.join(duplicates)}")
         return v
 
-    @model_validator(mode="after")
-    def validate_output(self) -> WorkflowConfig:
-        last = self.steps[-1]
+    @field_validator("output")
+    @classmethod
+    def validate_output(cls, v: str | None, info: ValidationInfo) -> str | None:
+        steps: list[WorkflowStep] | None = info.data.get("steps")
+        if not steps:
+            return v  # bad steps are reported by themselves
+        last = steps[-1]
         names = [executor_name(e) for e in last.executors]
-        if self.output is None:
+        if v is None:
             if len(names) > 1:
                 raise ValueError(
-                    f"output: the last step '{last.id}' has {len(names)} executors "
+                    f"the last step '{last.id}' has {len(names)} executors "
                     f"({', '.join(names)}); name the one whose result is the submission"
                 )
-        elif self.output not in names:
+        elif v not in names:
             raise ValueError(
-                f"output: '{self.output}' is not an executor of the last step '{last.id}' "
-                f"(it has {', '.join(names)})"
+                f"'{v}' is not an executor of the last step '{last.id}' (it has {', '.join(names)})"
             )
-        return self
+        return v
 
     @property
     def output_executor(self) -> str:

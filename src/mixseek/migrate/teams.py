@@ -3,15 +3,17 @@
 Differences handled here: the leader's `system_instruction` is this mixseek's leader
 `system_prompt`; a referenced member (`config = "..."`) may override only `tool_name` and
 `tool_description` in mixseek-core (other keys beside `config` were ignored, so they are not
-carried over either); `member_dispatch = "broadcast"` has no equivalent.
+carried over either); `member_dispatch` ("selective" or "broadcast") is carried over as it is,
+except "broadcast" for a team left with no members, which this mixseek refuses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, get_args
 
 from mixseek.agents.leader.config import LeaderAgentConfig, TeamConfig
+from mixseek.config.team_models import MemberDispatch
 from mixseek.migrate.fields import (
     COMMON_DROPS,
     LEGACY_DEFAULT_MODEL,
@@ -81,6 +83,20 @@ def _referenced(
     return member
 
 
+def _dispatch(dispatch: object, has_members: bool, team: dict[str, Any], at: Where, report: Report) -> None:
+    """`member_dispatch` as written, when this mixseek accepts it for the converted team."""
+    if dispatch is None:
+        return
+    if dispatch not in get_args(MemberDispatch):
+        report.drop(
+            at.file, at.key("member_dispatch"), f"unknown value {dispatch!r}: the leader chooses members"
+        )
+    elif dispatch == "broadcast" and not has_members:
+        report.drop(at.file, at.key("member_dispatch"), "no member was carried over to broadcast to")
+    else:
+        team["member_dispatch"] = dispatch
+
+
 def convert_team(
     data: Mapping[str, Any], where: Where, report: Report, resolve: ResolveMember
 ) -> dict[str, Any]:
@@ -95,13 +111,6 @@ def convert_team(
     copy_keys(body, team, ("team_id", "team_name", "max_concurrent_members"))
     leader = body.get("leader", {})
     team["leader"] = _leader(leader if isinstance(leader, Mapping) else {}, at.at("leader"), report)
-    dispatch = body.get("member_dispatch")
-    if dispatch is not None and dispatch != "selective":
-        report.drop(
-            where.file,
-            at.key("member_dispatch"),
-            f"'{dispatch}' has no equivalent: the leader chooses members",
-        )
     members = []
     for i, entry in enumerate(body.get("members") or []):
         entry_at = Where(where.file, f"team.members[{i}]")
@@ -117,6 +126,7 @@ def convert_team(
             members.append(member)
     if members:
         team["members"] = members
+    _dispatch(body.get("member_dispatch"), bool(members), team, at, report)
     drop_all(
         body,
         sorted(
@@ -127,6 +137,16 @@ def convert_team(
         report,
         {},
     )
-    shell = {k: v for k, v in team.items() if k not in ("leader", "members")}
+    # checked without its members (they are checked one by one above), so without the dispatch
+    # that needs them
+    shell = {k: v for k, v in team.items() if k not in ("leader", "members", "member_dispatch")}
     pruned = prune_invalid(TeamConfig, shell, at, report)
-    return {"team": {**pruned, "leader": team["leader"], **({"members": members} if members else {})}}
+    dispatch = {"member_dispatch": team["member_dispatch"]} if "member_dispatch" in team else {}
+    return {
+        "team": {
+            **pruned,
+            **dispatch,
+            "leader": team["leader"],
+            **({"members": members} if members else {}),
+        }
+    }

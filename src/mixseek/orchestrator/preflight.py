@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import Iterable
 
 from mixseek.agents.member.base import MemberAgent
 from mixseek.agents.member.code_exec import sandbox_problems
 from mixseek.agents.member.registry import member_problems
-from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.bundle import ExecutionConfig, FunctionSite
 from mixseek.errors import ConfigError, MissingCredentialsError, MixseekError
 from mixseek.evaluator.metrics.base import Metric
 from mixseek.evaluator.metrics.registry import metric_problems
 from mixseek.llm import check_credentials
-from mixseek.plugins import load_class
+from mixseek.plugins import load_class, load_function
 from mixseek.storage.health import check_store
 
 _CLASS_BASES: dict[str, type] = {"member": MemberAgent, "metric": Metric}
 
 
 def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """Model strings, `class_path` targets, plugin classes, custom members' options and required
-    sandboxes that would fail at start-up, one error each.
+    """Model strings, `class_path` targets, workflow functions, plugin classes, custom members'
+    options and required sandboxes that would fail at start-up, one error each.
 
     Missing credentials are not among them (`credential_problems` has those):
     `config validate` only warns about them, since the key may be set later.
@@ -49,9 +50,22 @@ def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
             load_class(path_site.class_path, _CLASS_BASES[path_site.kind], base_dir=path_site.base_dir)
         except MixseekError as exc:
             problems.append(ConfigError(path_site.source, path_site.key, str(exc)))
+    problems.extend(function_problems(config.function_sites()))
     problems.extend(member_problems(config))
     problems.extend(metric_problems(config))
     problems.extend(sandbox_problems(config))
+    return problems
+
+
+def function_problems(sites: Iterable[FunctionSite]) -> list[ConfigError]:
+    """Workflow function executors whose function cannot be loaded: a module that does not import,
+    a missing file or attribute, something that is not a function; one error each."""
+    problems: list[ConfigError] = []
+    for site in sites:
+        try:
+            load_function(site.function, base_dir=site.base_dir)
+        except MixseekError as exc:
+            problems.append(ConfigError(site.source, site.key, str(exc)))
     return problems
 
 

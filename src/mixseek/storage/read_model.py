@@ -150,6 +150,20 @@ def derived_standing(rounds: Sequence[Doc], status: ExecutionStatus) -> Doc:
     }
 
 
+def team_kind(config: Mapping[str, Any], team_id: str) -> str | None:
+    """A team's kind from the execution's config snapshot: `workflow` when it has one, else its
+    member dispatch (`selective` in snapshots older than the setting); None for a team the
+    snapshot does not describe (an imported history)."""
+    teams = config.get("teams")
+    team = teams.get(team_id) if isinstance(teams, Mapping) else None
+    if not isinstance(team, Mapping):
+        return None
+    if team.get("workflow") is not None:
+        return "workflow"
+    dispatch = team.get("member_dispatch", "selective")
+    return dispatch if dispatch in ("selective", "broadcast") else None
+
+
 def _team_order(ranking: Sequence[RankingEntry], *team_ids: Iterable[str]) -> list[str]:
     """Ranked teams first, best first; then the others in the order given, each once."""
     order = [e.team_id for e in ranking]
@@ -197,6 +211,7 @@ def execution_view(
             {
                 "team_id": team_id,
                 "team_name": names.get(team_id, team_id),
+                "kind": team_kind(record.config, team_id),
                 "position": position if position <= len(ranking) else None,
                 **(
                     standing.model_dump(exclude={"team_id", "team_name"})

@@ -41,6 +41,11 @@ TeamStatus = Literal["completed", "failed", "stopped", "running", "interrupted",
 execution goes on) or, while nothing ended it, the execution's status."""
 
 
+TeamKind = Literal["selective", "broadcast", "workflow"]
+"""How a team writes a round's submission: a leader calling the members it chooses, a leader after
+every member answered, or a workflow's steps."""
+
+
 class _View(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -162,6 +167,9 @@ class MemberAnswer(BaseModel):
     usage: dict[str, Any] = Field(default_factory=dict)
     timestamp: datetime | None = None
     execution_time_ms: float | None = None
+    step_id: str | None = Field(
+        default=None, description="the workflow step of an executor's answer; absent for a leader team's"
+    )
 
     @property
     def succeeded(self) -> bool:
@@ -227,6 +235,10 @@ class TeamView(_View):
 
     team_id: str
     team_name: str
+    kind: TeamKind | None = Field(
+        default=None,
+        description="how the team wrote its submissions; None where the stored config does not say",
+    )
     position: int | None = Field(description="1-based place on the leaderboard; None while unranked")
     status: TeamStatus
     rounds_completed: int

@@ -43,13 +43,15 @@ async def call_member(
     started = time.perf_counter()
     result: MemberResult | None = None
     error: str | None = None
+    deadline = asyncio.timeout(timeout)
     try:
-        async with asyncio.timeout(timeout):
+        async with deadline:
             result = await member.run(task, usage=usage, usage_limits=usage_limits)
     except UsageLimitExceeded:
         raise
     except Exception as exc:
-        error = error_text(exc, timeout)
+        # a TimeoutError the member raised itself (its own client's, say) is its error, not ours
+        error = error_text(exc, timeout) if deadline.expired() else describe_exception(exc)
     elapsed_ms = (time.perf_counter() - started) * 1000
     if result is not None and messages is not None:
         messages.extend(result.messages)

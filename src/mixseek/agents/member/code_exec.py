@@ -66,16 +66,18 @@ class CodeExecMemberAgent(LLMMemberAgent):
 
 
 def sandbox_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """code-exec members that require bubblewrap where it cannot run, one error each (no model call)."""
+    """code-exec members (and agent executors) that require bubblewrap where it cannot run, one error
+    each (no model call)."""
     problems: list[ConfigError] = []
     for entry in config.teams:
-        for i, member in enumerate(entry.config.members):
+        for agent in entry.agents():
+            member = agent.config
             if member.agent_type != "code-exec" or member.code_exec.sandbox != "bubblewrap":
                 continue
             try:
                 check_sandbox(member.code_exec)
             except SandboxUnavailable as exc:
-                source, key = entry.member_key_origin(i, "code_exec")
+                source, key = agent.key_origin("code_exec")
                 problems.append(ConfigError(source, f"{key}.sandbox", str(exc)))
             except CodeExecError:
                 continue  # the member reports a missing interpreter when it is built

@@ -74,22 +74,24 @@ def create_member(
 
 def member_problems(config: ExecutionConfig) -> list[ConfigError]:
     """Plugin member classes that are no `MemberAgent`, and custom classes' options that their
-    `options_model` refuses, one error each with the file and key (no model call).
+    `options_model` refuses, one error each with the file and key (no model call); members and
+    a workflow's agent executors alike.
 
     A custom `class_path` that cannot be loaded at all is reported by the class-path check."""
     problems: list[ConfigError] = []
     for entry in config.teams:
-        for i, member in enumerate(entry.config.members):
+        for agent in entry.agents():
+            member = agent.config
             if member.agent_type in BUILTIN_MEMBER_TYPES and member.agent_type != CUSTOM_MEMBER_TYPE:
                 continue
             try:
                 cls = member_class(member, base_dir=entry.path.parent)
             except MixseekError as exc:
                 if member.agent_type != CUSTOM_MEMBER_TYPE:
-                    source, key = entry.member_key_origin(i, "agent_type")
+                    source, key = agent.key_origin("agent_type")
                     problems.append(ConfigError(source, key, str(exc)))
                 continue
-            source, key = entry.member_key_origin(i, "options")
+            source, key = agent.key_origin("options")
             try:
                 member.member_options(cls.options_model, source=str(source), key=key)
             except ConfigError as exc:

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
+import functools
 import inspect
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic_ai import UsageLimitExceeded
 from pydantic_core import PydanticSerializationError, to_json
 
-from mixseek.agents.leader.member_call import error_text
 from mixseek.agents.leader.models import MemberSubmission
 from mixseek.config.workflow_models import FunctionExecutorConfig
-from mixseek.errors import InputError
+from mixseek.errors import InputError, describe_exception
 from mixseek.plugins import load_function
 
 FUNCTION_EXECUTOR_TYPE = "function"
@@ -28,48 +32,97 @@ def resolve_function(config: FunctionExecutorConfig, *, base_dir: Path | None) -
     return config.function
 
 
-def _as_text(value: Any) -> str:
+def is_async_callable(function: Callable[..., Any]) -> bool:
+    """An `async def` function, or an object whose `__call__` is one."""
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(function, "__call__", None)  # noqa: B004 - an object with an async __call__
+    )
+
+
+class ResultError(InputError):
+    """A function returned something that is not an executor's result."""
+
+
+def result_text(value: Any) -> str:
     """A function's result as the executor's content: text as it is, anything else as JSON."""
     if isinstance(value, str):
         return value
     if value is None:
-        raise InputError("returned None: a function executor must return its result")
+        raise ResultError("returned None: return the result as text, or as data to be written as JSON")
     try:
         return to_json(value).decode()
     except PydanticSerializationError as exc:
-        raise InputError(
-            f"returned a {type(value).__name__}, which is neither text nor JSON: {exc}"
-        ) from None
+        kind = type(value).__name__
+        raise ResultError(f"returned a {kind}, which is neither text nor JSON: {exc}") from None
+
+
+async def in_daemon_thread(function: Callable[..., Any], *args: Any, name: str) -> Any:
+    """`function(*args)` in a daemon thread of its own, awaited.
+
+    Not `asyncio.to_thread`: Python cannot stop a thread, and a function that overruns its
+    timeout would keep a worker of the shared default executor (DuckDB's writes use it) and
+    make the process wait for it at exit. A daemon thread is abandoned instead."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()  # model overrides and call scopes, as to_thread would pass
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():  # else the awaiting task was cancelled (timed out) and has gone
+            outcome()
+
+    def work() -> None:
+        try:
+            outcome = functools.partial(future.set_result, context.run(function, *args))
+        except BaseException as exc:  # handed to the awaiting task, which decides
+            outcome = functools.partial(future.set_exception, exc)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, outcome)
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return await future
 
 
 class FunctionExecutor:
-    """Calls its function once per run: an async one under the timeout, a sync one in a worker
-    thread (a sync function that overruns is abandoned, not stopped: Python cannot stop a thread)."""
+    """Calls its function once per run under its timeout: an async one in the event loop, a sync
+    one in a thread of its own (one that overruns is abandoned, not stopped: Python cannot stop a
+    thread)."""
 
     def __init__(self, config: FunctionExecutorConfig, *, base_dir: Path | None = None) -> None:
         self.config = config
         self.function = resolve_function(config, base_dir=base_dir)
-        self.is_async = inspect.iscoroutinefunction(self.function) or inspect.iscoroutinefunction(
-            getattr(self.function, "__call__", None)  # noqa: B004 - an object with an async __call__
-        )
+        self.is_async = is_async_callable(self.function)
 
     async def _call(self, document: dict[str, Any]) -> Any:
         if self.is_async:
-            return await self.function(document)
-        return await asyncio.to_thread(self.function, document)
+            value = await self.function(document)
+        else:
+            value = await in_daemon_thread(
+                self.function, document, name=f"mixseek workflow executor '{self.config.name}'"
+            )
+        while inspect.isawaitable(value):  # a sync wrapper around an async function
+            value = await value
+        return value
 
     async def run(self, document: dict[str, Any], *, step_id: str) -> MemberSubmission:
-        """One call, recorded as a member submission; a failure is recorded, not raised."""
+        """One call, recorded as a member submission; a failure is recorded, not raised.
+
+        A usage limit hit by models the function calls is raised: it is the budget's."""
         timeout = self.config.timeout_seconds
         started = time.perf_counter()
         content: str | None = None
         error: str | None = None
+        deadline = asyncio.timeout(timeout)
         try:
-            async with asyncio.timeout(timeout):
+            async with deadline:
                 value = await self._call(document)
-            content = _as_text(value)
-        except Exception as exc:
-            error = error_text(exc, timeout)
+            content = result_text(value)
+        except UsageLimitExceeded:
+            raise
+        except ResultError as exc:
+            error = str(exc)
+        except (Exception, SystemExit) as exc:  # sys.exit() in a user's function ends only its run
+            # a TimeoutError the function raised itself is its error, not the timeout's
+            error = f"timed out after {timeout:g} s" if deadline.expired() else describe_exception(exc)
         return MemberSubmission(
             agent_name=self.config.name,
             agent_type=FUNCTION_EXECUTOR_TYPE,

@@ -124,7 +124,10 @@ class WorkflowTeam:
         output_name = self.workflow.output_executor
         output = next(r for r in done[-1].results if r.agent_name == output_name)
         if output.status == "ERROR":
-            raise WorkflowFailed(f"workflow output executor '{output_name}' failed: {output.error_message}")
+            raise WorkflowFailed(
+                f"workflow output executor '{output_name}' of step '{done[-1].step_id}' failed: "
+                f"{output.error_message}"
+            )
         record = MemberSubmissionsRecord(
             team_id=self.config.team_id,
             team_name=self.config.team_name,
