@@ -40,6 +40,9 @@ LAYERS: dict[str, tuple[int, str]] = {
     # A use case the CLI runs, like an execution: it converts configs and imports history
     # through the config and store layers, and nothing below imports it.
     "migrate": (4, "API and engine"),
+    # Presenting a stored execution as HTML (charts, sanitised Markdown, the report): what both
+    # front ends show, over the store's read model.
+    "report": (4, "API and engine"),
     "round_controller": (3, "round controller"),
     "agents": (2, "components"),
     "evaluator": (2, "components"),
@@ -54,6 +57,8 @@ LAYERS: dict[str, tuple[int, str]] = {
     "plugins": (1, "ground"),
     "plugin_registry": (1, "ground"),
     "round_state": (1, "ground"),
+    # Spans for every layer's work: each layer opens its own, so the switch lives on the ground.
+    "telemetry": (1, "ground"),
 }
 COMPONENTS_RANK = 2
 

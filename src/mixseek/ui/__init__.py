@@ -1,0 +1,1 @@
+"""`mixseek ui`: a web dashboard over a workspace's store (needs the `mixseek[ui]` extra)."""

@@ -1,0 +1,68 @@
+"""The dashboard's Jinja2 templates: autoescaped, undefined variables are errors.
+
+Everything a model wrote (prompts, submissions, team names, judge reasoning) reaches a page only
+through autoescaping or `mixseek.report.markdown` (sanitised); no template marks model text safe.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from mixseek.text_safety import strip_controls
+
+ENV = Environment(
+    loader=PackageLoader("mixseek.ui", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _score(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def _tokens(value: int | None) -> str:
+    return "–" if value is None else f"{value:,}"
+
+
+def _cost(value: float | None) -> str:
+    return "–" if value is None else f"${value:.4f}"
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {rest:02d} s"
+
+
+def _when(value: datetime | None) -> str:
+    return "–" if value is None else value.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+ENV.filters.update(
+    score=_score, tokens=_tokens, cost=_cost, duration=_duration, when=_when, clean=strip_controls
+)
+
+
+def render(request: Request, name: str, context: dict[str, Any], *, status_code: int = 200) -> HTMLResponse:
+    """A page: `request` and the CSRF token (`csrf_token`, for forms) are always in the context."""
+    page = ENV.get_template(name).render(
+        request=request, csrf_token=request.scope.get("mixseek.csrf_token", ""), **context
+    )
+    return HTMLResponse(page, status_code=status_code)
+
+
+def render_fragment(name: str, context: dict[str, Any]) -> str:
+    """A part of a page (a live update's HTML), rendered alone."""
+    return ENV.get_template(name).render(**context)
