@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from e2e.scripted import write_workspace
 from mixseek.cli.app import app
+from mixseek.telemetry import INSTALL_OTEL
 
 ROOT = Path(__file__).parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -62,7 +63,10 @@ def test_readme_shows_what_the_cli_requires_as_required(tmp_path: Path, runner: 
     from_env = runner.invoke(app, ["init"], env={"MIXSEEK_WORKSPACE": str(tmp_path / "ws")})
     assert from_env.exit_code == 0 and (tmp_path / "ws" / "configs" / "orchestrator.toml").is_file()
     no_format = runner.invoke(app, ["runs", "export", "some-id", "-w", str(tmp_path / "ws")])
-    assert (no_format.exit_code, no_format.stderr) == (2, "error: --format: must be 'json' or 'markdown'\n")
+    assert (no_format.exit_code, no_format.stderr) == (
+        2,
+        "error: --format: must be 'json', 'markdown' or 'html'\n",
+    )
 
 
 def test_readme_states_the_python_version_the_package_requires() -> None:
@@ -72,6 +76,11 @@ def test_readme_states_the_python_version_the_package_requires() -> None:
 
 def test_readme_sdk_hint_matches_the_one_mixseek_prints() -> None:
     assert "pip install 'mixseek[" not in README
+    otel = " ".join(
+        f"'{requirement}'" for requirement in PYPROJECT["project"]["optional-dependencies"]["otel"]
+    )
+    assert f"pip install {otel}" in README
+    assert f"pip install {otel}" == INSTALL_OTEL
     assert "`pip install 'pydantic-ai-slim[openai]'`" in README
     assert PYPROJECT["project"]["optional-dependencies"]["openai"] == ["pydantic-ai-slim[openai]>=2.60"]
 

@@ -498,10 +498,16 @@ def test_export_to_file_refuses_to_overwrite(runner: CliRunner, runs: Runs, tmp_
 
 
 def test_export_format_is_checked(runner: CliRunner, runs: Runs) -> None:
-    bad = invoke(runner, runs, "export", runs.execution_id, "--format", "html")
-    assert (bad.exit_code, bad.stderr) == (2, "error: --format: must be 'json' or 'markdown' (got 'html')\n")
+    bad = invoke(runner, runs, "export", runs.execution_id, "--format", "pdf")
+    assert (bad.exit_code, bad.stderr) == (
+        2,
+        "error: --format: must be 'json', 'markdown' or 'html' (got 'pdf')\n",
+    )
     missing = invoke(runner, runs, "export", runs.execution_id)
-    assert (missing.exit_code, missing.stderr) == (2, "error: --format: must be 'json' or 'markdown'\n")
+    assert (missing.exit_code, missing.stderr) == (
+        2,
+        "error: --format: must be 'json', 'markdown' or 'html'\n",
+    )
 
 
 # -- concurrency ----------------------------------------------------------------------

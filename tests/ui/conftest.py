@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -76,6 +77,11 @@ def serve() -> Iterator[Callable[..., Served]]:
 def browser() -> Iterator[Any]:
     """One Chromium per test module (modules of browser tests hold only sync tests: Playwright's
     sync API runs an event loop of its own)."""
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)"
+        if os.environ.get("MIXSEEK_TEST_REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

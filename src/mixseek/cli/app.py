@@ -14,6 +14,7 @@ from mixseek.cli.migrate_cmd import migrate_command
 from mixseek.cli.options import VersionOption
 from mixseek.cli.runs_cmd import runs_app
 from mixseek.cli.team_cmd import member_command, team_command
+from mixseek.cli.ui_cmd import ui_command
 
 app = typer.Typer(
     name="mixseek",
@@ -36,6 +37,7 @@ app.command("team")(team_command)
 app.command("member")(member_command)
 app.command("evaluate")(evaluate_command)
 app.add_typer(runs_app, name="runs")
+app.command("ui")(ui_command)
 app.command("doctor")(doctor_command)
 app.command("migrate")(migrate_command)
 

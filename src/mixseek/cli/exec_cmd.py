@@ -31,6 +31,7 @@ from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.live_view import LiveView
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
+from mixseek.cli.otel import OtelOption, apply_otel
 from mixseek.cli.prompt_input import given_text
 from mixseek.cli.render import check_output_format, print_json
 from mixseek.cli.summary_view import print_summary
@@ -38,6 +39,7 @@ from mixseek.config.bundle import ExecutionConfig, load_execution_config
 from mixseek.config.workspace import Workspace, resolve_workspace
 from mixseek.errors import InputError
 from mixseek.orchestrator.events import EventSink, JsonlFileSink, LogLineSink
+from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execution_id
 from mixseek.orchestrator.models import ExecutionSummary
 from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES, new_execution_id
 from mixseek.orchestrator.preflight import preflight, reference_problems
@@ -93,10 +95,17 @@ def exec_command(
     resume: Annotated[
         str | None, typer.Option("--resume", help="Continue an interrupted execution.", show_default=False)
     ] = None,
+    execution_id: Annotated[
+        str | None,
+        typer.Option(
+            "--execution-id", help="The new execution's id (default: a generated one).", show_default=False
+        ),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Check everything; call no model.")] = False,
     log_format: Annotated[
         str, typer.Option("--log-format", help="logs/mixseek.log as text or json.")
     ] = "text",
+    otel: OtelOption = None,
 ) -> None:
     """Run all teams on PROMPT for up to max_rounds rounds; the best submission wins."""
     check_output_format(output_format)
@@ -108,9 +117,11 @@ def exec_command(
         )
     if resume is not None and prompt is not None:
         raise InputError("PROMPT: not allowed with --resume (the execution keeps its prompt)")
+    _check_execution_id(execution_id, resume)
     ws = resolve_workspace(workspace)
     try:
         loaded = load_execution_config(ws, config)  # what `mixseek.load_workspace` does
+        loaded = apply_otel(loaded, otel)
         if dry_run:
             _dry_run(loaded, output_format)
             return
@@ -125,7 +136,7 @@ def exec_command(
         ignore_interrupts()
         announce_interrupt("interrupted: no execution was started")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    execution_id = resume or new_execution_id()
+    execution_id = resume or execution_id or new_execution_id()
     store = AggregationStore(ws.db_path)
     try:
         run = _Run(Mixseek.from_config(loaded), execution_id, prompt, resume)
@@ -143,6 +154,16 @@ def exec_command(
         report(f"{exc}; {_aftermath(store, ws, execution_id)}")
         raise typer.Exit(EXIT_FAILURE) from None
     raise typer.Exit(summary.exit_code)
+
+
+def _check_execution_id(execution_id: str | None, resume: str | None) -> None:
+    """A chosen id (the dashboard chooses one to show the execution at once) looks like a generated one."""
+    if execution_id is None:
+        return
+    if resume is not None:
+        raise InputError("--execution-id: not allowed with --resume (the execution keeps its id)")
+    if not is_valid_execution_id(execution_id):
+        raise InputError(f"--execution-id: {execution_id!r}: {EXECUTION_ID_RULE}")
 
 
 def _dry_run(loaded: ExecutionConfig, output_format: str) -> None:

@@ -29,17 +29,18 @@ from mixseek.cli.runs_export import (
     stop_text,
     team_heading,
     usage_text,
-    without_controls,
 )
 from mixseek.config.workspace import resolve_workspace
 from mixseek.errors import InputError
+from mixseek.report.content import without_controls
+from mixseek.report.html import render_html_report
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.views import ExecutionOverview, ExecutionView, TeamView
 from mixseek.text_safety import strip_controls
 
 runs_app = typer.Typer(no_args_is_help=True, help="List, inspect and export stored executions.")
 
-EXPORT_FORMATS = ("json", "markdown")
+EXPORT_FORMATS = ("json", "markdown", "html")
 
 
 def _db_path(workspace: Path | None) -> Path:
@@ -242,12 +243,23 @@ def _write(target: Path, text: str, force: bool) -> None:
         raise InputError(f"--output: cannot write {target}: {exc.strerror or exc}") from None
 
 
+def _export_text(view: ExecutionView, export_format: str) -> str:
+    if export_format == "json":
+        return json_text(view.document()) + "\n"
+    if export_format == "html":
+        return render_html_report(view)
+    return markdown_report(view)
+
+
 @runs_app.command("export")
 @cli_errors
 def runs_export(
     execution_id: Annotated[str, typer.Argument(help="The execution id (see 'mixseek runs list').")],
     export_format: Annotated[
-        str | None, typer.Option("--format", help="json or markdown.", show_default=False)
+        str | None,
+        typer.Option(
+            "--format", help="json, markdown or html (one self-contained page).", show_default=False
+        ),
     ] = None,
     output: Annotated[
         Path | None,
@@ -256,14 +268,15 @@ def runs_export(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
     workspace: WorkspaceOption = None,
 ) -> None:
-    """Everything about one execution, with every submission, as JSON or a Markdown report."""
+    """Everything about one execution, as JSON (every submission), a Markdown report, or one
+    self-contained HTML page (charts inline, no scripts) to attach to an e-mail or a pull request."""
     if export_format not in EXPORT_FORMATS:
         got = f" (got '{export_format}')" if export_format is not None else ""
-        raise InputError(f"--format: must be 'json' or 'markdown'{got}")
+        raise InputError(f"--format: must be 'json', 'markdown' or 'html'{got}")
     if output is not None and output.exists() and not force:
         raise InputError(f"--output: {output} already exists (pass --force to overwrite)")
     view = asyncio.run(_view("export", _db_path(workspace), execution_id))
-    text = json_text(view.document()) + "\n" if export_format == "json" else markdown_report(view)
+    text = _export_text(view, export_format)
     if output is None:
         typer.echo(text, nl=False)
         return

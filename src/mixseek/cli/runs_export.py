@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mixseek.report.content import without_controls
 from mixseek.storage.views import (
     ExecutionView,
     MemberAnswer,
@@ -18,13 +19,6 @@ from mixseek.storage.views import (
     TeamView,
     UsageTotals,
 )
-from mixseek.text_safety import strip_controls_in
-
-
-def without_controls(view: ExecutionView) -> ExecutionView:
-    """The view with the control characters of model text removed from every string."""
-    return ExecutionView.model_validate(strip_controls_in(view.model_dump()))
-
 
 # -- markdown ------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
+from mixseek.telemetry import TelemetryMode
 
 NO_TEAMS = 'at least one [[orchestrator.teams]] entry with config = "path" is required'
 
@@ -45,6 +46,8 @@ class OrchestratorSettings(MixseekSettings):
     model_limits: dict[str, ModelLimitConfig] = Field(default_factory=dict)
     retry_base_delay_seconds: float = Field(default=1.0, ge=0)
     retry_max_delay_seconds: float = Field(default=60.0, ge=0)
+    telemetry: TelemetryMode = "off"
+    """Where OpenTelemetry spans go (`mixseek.telemetry`); `mixseek exec --otel` wins over it."""
     evaluator_config: str = "evaluator.toml"
     judgment_config: str = "judgment.toml"
     teams: list[TeamReference] = Field(default_factory=list)

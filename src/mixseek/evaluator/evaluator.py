@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic_ai import UsageLimitExceeded
 
+import mixseek.telemetry as telemetry
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.errors import RuntimeFailure, describe_exception
 from mixseek.evaluator.metrics import Metric, create_metric
@@ -45,14 +46,16 @@ class Evaluator:
         self, metric: Metric, user_prompt: str, submission: str, prompt: str
     ) -> MetricResult:
         started = time.perf_counter()
-        try:
-            outcome = await metric.score(user_prompt, submission, prompt)
-        except UsageLimitExceeded:
-            raise
-        except Exception as exc:
-            raise EvaluationError(metric.name, exc) from exc
-        if not 0.0 <= outcome.score <= 100.0:
-            raise EvaluationError(metric.name, ValueError(f"score {outcome.score} is outside 0–100"))
+        with telemetry.span("mixseek.metric", metric=metric.name, weight=self.weights[metric.name]) as span:
+            try:
+                outcome = await metric.score(user_prompt, submission, prompt)
+            except UsageLimitExceeded:
+                raise
+            except Exception as exc:
+                raise EvaluationError(metric.name, exc) from exc
+            telemetry.record(span, score=outcome.score, **telemetry.usage(outcome.usage))
+            if not 0.0 <= outcome.score <= 100.0:
+                raise EvaluationError(metric.name, ValueError(f"score {outcome.score} is outside 0–100"))
         return MetricResult(
             name=metric.name,
             score=outcome.score,
@@ -65,15 +68,18 @@ class Evaluator:
     async def evaluate(self, user_prompt: str, submission: str) -> EvaluationResult:
         """Every metric's score and their weighted mean; the first metric failure fails it all."""
         prompt = self.render_prompt(user_prompt, submission)
-        try:
-            async with asyncio.TaskGroup() as group:
-                tasks = [
-                    group.create_task(self._run_metric(metric, user_prompt, submission, prompt))
-                    for metric in self.metrics
-                ]
-        except BaseExceptionGroup as failed:
-            # the first metric to fail cancels the others; report that one, not a group
-            raise failed.exceptions[0] from None
-        results = [task.result() for task in tasks]
-        overall = sum(r.score * r.weight for r in results)
-        return EvaluationResult(metrics=results, overall_score=round(min(100.0, max(0.0, overall)), 4))
+        with telemetry.span("mixseek.evaluation", metrics=len(self.metrics)) as span:
+            try:
+                async with asyncio.TaskGroup() as group:
+                    tasks = [
+                        group.create_task(self._run_metric(metric, user_prompt, submission, prompt))
+                        for metric in self.metrics
+                    ]
+            except BaseExceptionGroup as failed:
+                # the first metric to fail cancels the others; report that one, not a group
+                raise failed.exceptions[0] from None
+            results = [task.result() for task in tasks]
+            overall = sum(r.score * r.weight for r in results)
+            result = EvaluationResult(metrics=results, overall_score=round(min(100.0, max(0.0, overall)), 4))
+            telemetry.record(span, score=result.overall_score, **telemetry.usage(result.usage))
+            return result

@@ -27,9 +27,12 @@ from datetime import UTC, datetime
 
 from pydantic_ai import UsageLimitExceeded
 
+import mixseek.telemetry as telemetry
 from mixseek.agents.leader.agent import build_message_serializer
 from mixseek.agents.team import create_team
 from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.loader import Loaded
+from mixseek.config.orchestrator import OrchestratorSettings
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.llm import wrap_models
@@ -71,6 +74,14 @@ RESUMABLE_STATUSES = ("running", "interrupted")
 logger = logging.getLogger("mixseek.orchestrator")
 
 
+def telemetry_site(loaded: Loaded[OrchestratorSettings]) -> tuple[str | None, str | None]:
+    """Where `telemetry` was set, for an error about it: its environment variable, or the file's key."""
+    origin = loaded.sources.get("telemetry", "")
+    if origin.startswith("env "):
+        return origin, None
+    return (str(loaded.file) if loaded.file else None), "orchestrator.telemetry"
+
+
 def new_execution_id() -> str:
     return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
 
@@ -110,6 +121,9 @@ class Orchestrator:
         self._lease_lost: ExecutionOwnedError | None = None
         self._heartbeat_task: asyncio.Task[None] | None = None
         s = self.settings
+        if s.telemetry != "off":  # "off" switches nothing on: see `mixseek.telemetry`
+            source, key = telemetry_site(config.orchestrator)
+            telemetry.configure_telemetry(s.telemetry, source=source, key=key)
         self.governor = Governor(
             Budget(s.max_total_tokens, s.max_requests, s.max_cost_usd),
             ModelLimit(s.max_concurrent_requests_per_model, s.requests_per_minute_per_model),
@@ -139,7 +153,8 @@ class Orchestrator:
         data: dict[str, object] = {
             "workspace": str(self.config.workspace.root),
             "orchestrator_file": str(self.config.orchestrator.file),
-            "orchestrator": self.settings.model_dump(mode="json"),
+            # where spans go changes nothing a resume would redo
+            "orchestrator": self.settings.model_dump(mode="json", exclude={"telemetry"}),
             "teams": {e.config.team_id: e.config.model_dump(mode="json") for e in self.config.teams},
             "evaluator": self.config.evaluator.value.model_dump(mode="json"),
             "judgment": self.config.judgment.value.model_dump(mode="json"),
@@ -171,7 +186,7 @@ class Orchestrator:
                     execution_id=execution_id, teams=list(self.teams), max_rounds=self.settings.max_rounds
                 )
             )
-            summary = await self._drive(execution_id, user_prompt)
+            summary = await self._traced_drive(execution_id, user_prompt, resumed=False)
         return summary
 
     async def resume(self, execution_id: str) -> ExecutionSummary:
@@ -193,7 +208,7 @@ class Orchestrator:
             spent = await self.store.get_usage_totals(execution_id)
             self.governor.ledger.preload(usage_from_dict(spent.model_dump()))
             self.events.emit(ExecutionResumed(execution_id=execution_id, config_changed=changed or None))
-            summary = await self._drive(execution_id, record.user_prompt)
+            summary = await self._traced_drive(execution_id, record.user_prompt, resumed=True)
         return summary
 
     # -- ownership ------------------------------------------------------------
@@ -278,6 +293,32 @@ class Orchestrator:
                 team.exit_reason = status.exit_reason or team.exit_reason
         return progress
 
+    async def _traced_drive(self, execution_id: str, user_prompt: str, *, resumed: bool) -> ExecutionSummary:
+        """`_drive` in the execution's span; the spans are exported before the summary is returned."""
+        try:
+            with telemetry.span(
+                "mixseek.execution",
+                execution_id=execution_id,
+                resumed=resumed,
+                teams=len(self.teams),
+                max_rounds=self.settings.max_rounds,
+            ) as span:
+                summary = await self._drive(execution_id, user_prompt)
+                best = summary.best
+                telemetry.record(
+                    span,
+                    status=summary.status,
+                    stop_reason=summary.stop_reason,
+                    rounds=summary.rounds_run,
+                    best_team_id=best.team_id if best else None,
+                    best_score=best.score if best else None,
+                    cost_usd=summary.cost_usd,
+                    **telemetry.usage(summary.usage),
+                )
+                return summary
+        finally:
+            await telemetry.flush()
+
     async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
         started = time.monotonic()
         controllers = {t: self._controller(execution_id, user_prompt, t) for t in self.teams}
@@ -295,10 +336,14 @@ class Orchestrator:
                     if not alive:
                         break
                     rounds_run = round_number
-                    stop = await self._play_round(
-                        execution_id, round_number, alive, controllers, progress, slots, boards
-                    )
-                    await self._report_usage(execution_id, round_number)
+                    with telemetry.span(
+                        "mixseek.round", execution_id=execution_id, round=round_number, teams=len(alive)
+                    ) as span:
+                        stop = await self._play_round(
+                            execution_id, round_number, alive, controllers, progress, slots, boards
+                        )
+                        await self._report_usage(execution_id, round_number)
+                        telemetry.record(span, stop_reason=stop[0])
                     if stop[0] != "finished":
                         break
         except TimeoutError:

@@ -8,8 +8,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from opentelemetry.trace import Span
 from pydantic_ai import UsageLimitExceeded
 
+import mixseek.telemetry as telemetry
 from mixseek.agents.team import Team
 from mixseek.agents.team_result import TeamRunResult
 from mixseek.errors import describe_exception
@@ -60,6 +62,8 @@ class RoundController:
         self.judgment = judgment
         self.governor = governor
         self.timeout_seconds = timeout_seconds
+        # each round's span, for the judgment made after it at the round barrier
+        self._round_spans: dict[int, Span] = {}
 
     @property
     def team_id(self) -> str:
@@ -108,6 +112,23 @@ class RoundController:
         recorded), never raised: the orchestrator isolates the team and the
         others go on.
         """
+        with telemetry.span(
+            "mixseek.team_round",
+            execution_id=self.execution_id,
+            team_id=self.team_id,
+            team_name=self.team_name,
+            round=round_number,
+        ) as span:
+            self._round_spans[round_number] = span
+            outcome = await self._attempt(round_number, snapshot)
+            telemetry.record(
+                span, status=outcome.status, score=outcome.score, tokens=outcome.tokens, error=outcome.error
+            )
+            if outcome.error is not None:
+                telemetry.failed(span, outcome.error)
+            return outcome
+
+    async def _attempt(self, round_number: int, snapshot: RoundSnapshot) -> RoundOutcome:
         started = _now()
         with call_scope(self.team_id, round_number):
             try:
@@ -239,7 +260,16 @@ class RoundController:
         await self._store_paid(round_number, write)
 
     async def _judge(self, round_number: int, *, final: bool, snapshot: RoundSnapshot) -> RoundDecision:
-        with call_scope(self.team_id, round_number):
+        with (
+            call_scope(self.team_id, round_number),
+            telemetry.span(
+                "mixseek.judgment",
+                parent=self._round_spans.get(round_number),
+                execution_id=self.execution_id,
+                team_id=self.team_id,
+                round=round_number,
+            ) as span,
+        ):
             try:
                 context = self._context(round_number, including_current=True, snapshot=snapshot)
                 result = await self.judgment.judge(context)
@@ -247,14 +277,24 @@ class RoundController:
                 raise
             except Exception as exc:
                 logger.warning("judgment for team %s round %d failed: %s", self.team_id, round_number, exc)
+                telemetry.failed(span, describe_exception(exc))
                 return RoundDecision(
                     should_continue=False, reason="judgment_failed", reasoning=describe_exception(exc)
                 )
-        out = result.output
-        # on the final round the verdict is recorded, but the round limit decides
-        return RoundDecision(
-            should_continue=out.should_continue and not final,
-            reason="max_rounds" if final else "judgment",
-            reasoning=out.reasoning,
-            confidence=out.confidence_score,
-        )
+            out = result.output
+            # on the final round the verdict is recorded, but the round limit decides
+            decision = RoundDecision(
+                should_continue=out.should_continue and not final,
+                reason="max_rounds" if final else "judgment",
+                reasoning=out.reasoning,
+                confidence=out.confidence_score,
+            )
+            telemetry.record(
+                span,
+                verdict=out.should_continue,
+                should_continue=decision.should_continue,
+                reason=decision.reason,
+                confidence=decision.confidence,
+                **telemetry.usage(result.usage),
+            )
+        return decision

@@ -23,6 +23,7 @@ from mixseek.storage.retry import RetryPolicy
 from mixseek.storage.views import (
     BestSubmission,
     ExecutionOverview,
+    ExecutionProgress,
     ExecutionView,
     MemberAnswer,
     MemberCounts,
@@ -43,6 +44,7 @@ __all__ = [
     "ExecutionOverview",
     "ExecutionOwnedError",
     "ExecutionOwner",
+    "ExecutionProgress",
     "ExecutionRecord",
     "ExecutionStatus",
     "ExecutionView",

@@ -162,6 +162,16 @@ SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_
 FROM executions e LEFT JOIN execution_leases l USING (execution_id)
 """
 
+# One execution by `$id`, as EXECUTIONS_WITH_OWNER gives it: the last model call is looked up for
+# that id alone (the correlated form aggregates every execution's calls first).
+EXECUTION_WITH_OWNER = """
+SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary,
+       l.pid, l.host, l.process_started, l.acquired_at, l.heartbeat_at,
+       (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = $id) AS last_call_at
+FROM executions e LEFT JOIN execution_leases l USING (execution_id)
+WHERE e.execution_id = $id
+"""
+
 LEASE_COLUMNS = "execution_id, owner_token, pid, host, process_started, acquired_at, heartbeat_at"
 
 ROUND_STATUS_COLUMNS = (
@@ -206,25 +216,72 @@ MEMBER_RECORDS = (
     "SELECT team_id, round_number, member_submissions_record FROM round_history WHERE execution_id = ?"
 )
 
-# An execution's usage in total (both groupings NULL), per call site and per model, in one scan.
+# An execution's usage per call site and model, in one scan; the read model sums it per site, per
+# model and in total (twice as fast as GROUPING SETS doing it, with a few hundred rows at most).
 USAGE_BREAKDOWN = """
-SELECT site, model, grouping(site) AS all_sites, grouping(model) AS all_models,
-       sum(requests) AS requests, sum(input_tokens) AS input_tokens,
+SELECT site, model, sum(requests) AS requests, sum(input_tokens) AS input_tokens,
        sum(output_tokens) AS output_tokens, sum(cost) AS cost
 FROM model_calls WHERE execution_id = ?
-GROUP BY GROUPING SETS ((), (site), (model))
-ORDER BY site, model
+GROUP BY site, model
 """
 
 _LISTED = "execution_id IN (SELECT unnest(?::VARCHAR[]))"
 
-# Of each listed execution: the top team of the ranking, the last round started, the tokens spent.
+# Of each listed execution: the top team of the ranking, the last round started, the tokens and
+# cost spent, the teams that started a round.
 LISTED_LEADERS = f"""
-SELECT execution_id, team_id, max_score FROM team_standings WHERE {_LISTED}
+SELECT execution_id, team_id, max_score, team_name FROM team_standings WHERE {_LISTED}
 QUALIFY row_number() OVER (PARTITION BY execution_id {_RANKING_ORDER}) = 1
 """
 LISTED_LAST_ROUNDS = f"SELECT execution_id, max(round_number) FROM round_status WHERE {_LISTED} GROUP BY ALL"
 LISTED_TOKENS = (
-    "SELECT execution_id, coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) "
+    "SELECT execution_id, coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0), sum(cost) "
     f"FROM model_calls WHERE {_LISTED} GROUP BY ALL"
+)
+LISTED_TEAM_COUNTS = (
+    f"SELECT execution_id, count(DISTINCT team_id) FROM round_status WHERE {_LISTED} GROUP BY ALL"
+)
+
+# What an execution's rows look like now, in a few numbers: any saved, started, failed or judged
+# round and any recorded model call changes at least one of them (a live page's change check).
+PROGRESS_MARKS = """
+SELECT
+    (SELECT count(*) FROM leader_board WHERE execution_id = $id),
+    (SELECT max(id) FROM leader_board WHERE execution_id = $id),
+    (SELECT count(*) FROM round_status WHERE execution_id = $id),
+    (SELECT bit_xor(hash(team_id, round_number, status, started_at, ended_at, should_continue,
+                         judgment_reasoning, exit_reason, error_message))
+     FROM round_status WHERE execution_id = $id),
+    (SELECT max(id) FROM model_calls WHERE execution_id = $id)
+"""
+
+# An execution's outline (`read_model.read_execution_outline`): its scored rounds without their
+# texts, with only the usage parts that make a round's tokens ...
+OUTLINE_BOARD = """
+SELECT team_id, team_name, round_number, evaluation_score, is_final,
+       json_object('team', usage_info->'$.team', 'evaluation', usage_info->'$.evaluation') AS usage_info
+FROM leader_board WHERE execution_id = ? ORDER BY round_number, team_id
+"""
+# ... each round's member statuses, and the whole record only where a member failed ...
+OUTLINE_MEMBERS = """
+SELECT team_id, round_number, statuses,
+       CASE WHEN len([s FOR s IN statuses IF s IS DISTINCT FROM 'SUCCESS']) > 0 THEN record END
+FROM (
+    SELECT team_id, round_number, member_submissions_record AS record,
+           member_submissions_record->>'$.submissions[*].status' AS statuses
+    FROM round_history WHERE execution_id = ?
+)
+"""
+# ... its round_status rows, times as microseconds since the epoch (converting TIMESTAMPTZ values
+# costs more than the rest of the query) ...
+OUTLINE_STATUSES = """
+SELECT execution_id, team_id, round_number, status, epoch_us(started_at) AS started_at,
+       epoch_us(ended_at) AS ended_at, should_continue, judgment_reasoning, judgment_confidence,
+       exit_reason, error_message
+FROM round_status WHERE execution_id = ? ORDER BY round_number, team_id
+"""
+# ... and every leader_board row, texts included, of one team (the leader: its best is shown).
+TEAM_BOARD = (
+    f"SELECT {LEADER_BOARD_COLUMNS} FROM leader_board WHERE execution_id = ? AND team_id = ? "
+    "ORDER BY round_number"
 )

@@ -61,10 +61,23 @@ from mixseek.storage.models import (
     RoundStatusRecord,
     as_utc,
 )
-from mixseek.storage.read_model import list_overviews, read_execution, usage_totals
+from mixseek.storage.read_model import (
+    list_overviews,
+    read_execution,
+    read_execution_outline,
+    read_outline_since,
+    read_progress,
+    usage_totals,
+)
 from mixseek.storage.retry import RetryPolicy, run_retrying_async
 from mixseek.storage.schema import EXECUTION_STATUSES
-from mixseek.storage.views import ExecutionOverview, ExecutionView, RankingEntry, UsageTotals
+from mixseek.storage.views import (
+    ExecutionOverview,
+    ExecutionProgress,
+    ExecutionView,
+    RankingEntry,
+    UsageTotals,
+)
 
 T = TypeVar("T")
 Conn = duckdb.DuckDBPyConnection
@@ -393,6 +406,23 @@ class AggregationStore:
     async def get_execution_view(self, execution_id: str) -> ExecutionView | None:
         """Everything stored about one execution, as one consistent snapshot; None if unknown."""
         return await self._call(lambda conn: read_execution(conn, execution_id), write=False)
+
+    async def get_execution_outline(self, execution_id: str) -> ExecutionView | None:
+        """One execution as a page of it all shows it: `get_execution_view` without the texts
+        of each round (see `read_model.read_execution_outline`); None if unknown."""
+        return await self._call(lambda conn: read_execution_outline(conn, execution_id), write=False)
+
+    async def get_execution_outline_since(
+        self, execution_id: str, known: ExecutionProgress | None
+    ) -> tuple[ExecutionProgress, ExecutionView | None] | None:
+        """An execution's progress and, unless it is still `known`, its outline, in one snapshot
+        (a page that kept the outline of `known` reads no more); None if unknown."""
+        return await self._call(lambda conn: read_outline_since(conn, execution_id, known), write=False)
+
+    async def get_execution_progress(self, execution_id: str) -> ExecutionProgress | None:
+        """How far one execution has got, cheaply: a live page compares it with the last one it
+        saw before reading the whole view again; None if unknown."""
+        return await self._call(lambda conn: read_progress(conn, execution_id), write=False)
 
     async def list_execution_overviews(self, limit: int = 50) -> list[ExecutionOverview]:
         """The most recently started executions first, one listing line each."""

@@ -71,6 +71,23 @@ def _process_alive(pid: int, started: float | None) -> bool:
         return True
 
 
+def owner_process(pid: int, process_started: float | None) -> psutil.Process | None:
+    """The process of this host that holds a lease (pid and start time as written in it), if it
+    still runs: to signal it (a dashboard's Stop), never another program that got the pid since."""
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        if (
+            process_started is not None
+            and abs(process.create_time() - process_started) >= _START_TOLERANCE_SECONDS
+        ):
+            return None
+        return process
+    except psutil.NoSuchProcess:
+        return None
+
+
 def owner_alive(
     pid: int, host: str, process_started: float | None, heartbeat_at: datetime, now: datetime
 ) -> bool:

@@ -303,3 +303,18 @@ class ExecutionOverview(_View):
     best_score: float | None
     rounds_run: int
     total_tokens: int
+    # Shown by the dashboard; left out of dumps, so the `runs list` document stays as it was.
+    best_team_name: str | None = Field(default=None, exclude=True)
+    team_count: int = Field(default=0, exclude=True)
+    cost: float | None = Field(default=None, exclude=True, description="USD, where it is known")
+
+
+class ExecutionProgress(_View):
+    """How far an execution has got, read cheaply (no submission or member text): two reads that
+    give equal progress saw the same rows, so a live page has nothing new to show."""
+
+    status: ExecutionStatus
+    ended_at: IsoTime | None
+    marks: tuple[int | None, ...] = Field(
+        description="counts, latest ids and a checksum of the execution's round and usage rows"
+    )

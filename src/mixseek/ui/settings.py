@@ -23,7 +23,7 @@ def is_loopback(host: str) -> bool:
 def default_exec_argv() -> list[str]:
     """The command the dashboard starts executions with: this Python's `mixseek`, so an execution
     started from the browser runs on the same engine and store as one started from the CLI."""
-    return [sys.executable, "-m", "mixseek"]
+    return [sys.executable, "-m", "mixseek.cli"]
 
 
 @dataclass(frozen=True)

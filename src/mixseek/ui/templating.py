@@ -13,6 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from mixseek.report import formatting
 from mixseek.text_safety import strip_controls
 
 ENV = Environment(
@@ -24,34 +25,17 @@ ENV = Environment(
 )
 
 
-def _score(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}"
-
-
-def _tokens(value: int | None) -> str:
-    return "–" if value is None else f"{value:,}"
-
-
-def _cost(value: float | None) -> str:
-    return "–" if value is None else f"${value:.4f}"
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "–"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {rest:02d} s"
-
-
 def _when(value: datetime | None) -> str:
     return "–" if value is None else value.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
 ENV.filters.update(
-    score=_score, tokens=_tokens, cost=_cost, duration=_duration, when=_when, clean=strip_controls
+    score=formatting.score,
+    tokens=formatting.tokens,
+    cost=formatting.cost,
+    duration=formatting.duration,
+    when=_when,
+    clean=strip_controls,
 )
 
 

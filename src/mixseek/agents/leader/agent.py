@@ -10,6 +10,7 @@ from pydantic_ai.capabilities import PrepareTools
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import UsageLimits
 
+import mixseek.telemetry as telemetry
 from mixseek.agents.concurrency import run_bounded
 from mixseek.agents.leader.broadcast import DEFAULT_BROADCAST_LEADER_INSTRUCTION, broadcast_prompt
 from mixseek.agents.leader.config import MemberAgentConfig, TeamConfig
@@ -125,10 +126,17 @@ class LeaderTeam:
             max_concurrent_members=self.config.max_concurrent_members,
         )
         usage = RunUsage()
-        if self.config.member_dispatch == "broadcast":
-            await self._broadcast(prompt, deps, usage, usage_limits)
-            prompt = broadcast_prompt(prompt, deps.submissions)
-        result = await self.agent.run(prompt, deps=deps, usage=usage, usage_limits=usage_limits)
+        with telemetry.span(
+            "mixseek.leader",
+            team_id=self.config.team_id,
+            round=round_number,
+            member_dispatch=self.config.member_dispatch,
+        ) as span:
+            if self.config.member_dispatch == "broadcast":
+                await self._broadcast(prompt, deps, usage, usage_limits)
+                prompt = broadcast_prompt(prompt, deps.submissions)
+            result = await self.agent.run(prompt, deps=deps, usage=usage, usage_limits=usage_limits)
+            telemetry.record(span, **telemetry.usage(result.usage))
         messages = result.all_messages()
         record = MemberSubmissionsRecord(
             team_id=deps.team_id,

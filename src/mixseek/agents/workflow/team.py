@@ -10,14 +10,15 @@ from pydantic_ai import RunUsage
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.usage import UsageLimits
 
+import mixseek.telemetry as telemetry
 from mixseek.agents.concurrency import run_bounded
-from mixseek.agents.leader.member_call import call_member
+from mixseek.agents.leader.member_call import call_member, member_span, traced
 from mixseek.agents.leader.models import MemberSubmission, MemberSubmissionsRecord
 from mixseek.agents.member.base import MemberAgent
 from mixseek.agents.member.registry import create_member
 from mixseek.agents.team_result import TeamRunResult
 from mixseek.agents.workflow.document import RoundInput, StepResults, agent_task, input_document
-from mixseek.agents.workflow.function_executor import FunctionExecutor
+from mixseek.agents.workflow.function_executor import FUNCTION_EXECUTOR_TYPE, FunctionExecutor
 from mixseek.config.team_models import TeamConfig
 from mixseek.config.workflow_models import AgentExecutorConfig, WorkflowConfig, WorkflowStep
 from mixseek.errors import RuntimeFailure
@@ -73,7 +74,12 @@ class WorkflowTeam:
         messages: list[ModelMessage],
     ) -> Callable[[], Awaitable[MemberSubmission]]:
         if isinstance(executor, FunctionExecutor):
-            return lambda: executor.run(document, step_id=step.id)
+
+            async def run_function() -> MemberSubmission:
+                with member_span(executor.config.name, FUNCTION_EXECUTOR_TYPE, step.id) as span:
+                    return traced(span, await executor.run(document, step_id=step.id))
+
+            return run_function
         agent = self.agents[executor.name]
         task = agent_task(document)
         return lambda: call_member(
@@ -97,6 +103,17 @@ class WorkflowTeam:
             user_prompt=prompt if user_prompt is None else user_prompt,
             prompt=prompt,
         )
+        with telemetry.span(
+            "mixseek.leader",
+            team_id=self.config.team_id,
+            round=round_number,
+            workflow_steps=len(self.workflow.steps),
+        ) as span:
+            result = await self._steps(shared, usage_limits)
+            telemetry.record(span, **telemetry.usage(result.usage))
+            return result
+
+    async def _steps(self, shared: RoundInput, usage_limits: UsageLimits | None) -> TeamRunResult:
         usage = RunUsage()
         slots = asyncio.Semaphore(self.config.max_concurrent_members)
         submissions: list[MemberSubmission] = []
@@ -131,7 +148,7 @@ class WorkflowTeam:
         record = MemberSubmissionsRecord(
             team_id=self.config.team_id,
             team_name=self.config.team_name,
-            round_number=round_number,
+            round_number=shared.round_number,
             submissions=submissions,
         )
         return TeamRunResult(

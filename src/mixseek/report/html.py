@@ -1,0 +1,56 @@
+"""One execution as a single self-contained HTML file (`mixseek runs export ID --format html`).
+
+The file carries everything it shows: its CSS inline, the score chart as inline SVG, no script
+and no reference to anything outside it, so it reads the same attached to an e-mail, opened
+offline or with scripts disabled. A Content-Security-Policy in the file itself forbids loading
+or running anything but its own styles and `data:` images, should model text ever slip past the
+escaping (autoescape on every variable; Markdown only through `report.markdown`).
+"""
+
+from __future__ import annotations
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from mixseek.report import content, formatting
+from mixseek.report.charts import score_chart_svg
+from mixseek.report.markdown import render_markdown
+from mixseek.storage.views import ExecutionView
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+)
+"""Nothing loads but the inline styles and data: images; no script runs, no form posts."""
+
+_ENV = Environment(
+    loader=PackageLoader("mixseek.report", "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+_ENV.filters.update(formatting.FILTERS, markdown=render_markdown)
+
+
+def report_title(prompt: str, limit: int = 80) -> str:
+    """The prompt's first line, cut to `limit` characters."""
+    first = next((line.strip() for line in prompt.splitlines() if line.strip()), "")
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def render_html_report(view: ExecutionView) -> str:
+    """The execution's report page: header, teams × rounds grid, leaderboard, score chart,
+    judgments, usage and cost, failures, and each team's best submission."""
+    view = content.without_controls(view)
+    return _ENV.get_template("report.html").render(
+        view=view,
+        title=report_title(view.user_prompt),
+        csp=CONTENT_SECURITY_POLICY,
+        grid=content.round_grid(view),
+        chart=score_chart_svg(view),
+        judgments=content.judgment_rows(view),
+        failures=content.failures(view),
+        best_rounds=content.best_rounds(view),
+        round_tokens=content.round_tokens,
+        round_seconds=content.round_seconds,
+    )

@@ -1,0 +1,203 @@
+"""Start, stop and resume executions from the browser.
+
+- `GET /new`, `POST /executions`: a prompt and one of the workspace's orchestrator configs start
+  `mixseek exec` in a process of its own (`ui.launcher`); the browser goes to the execution's page
+  at once.
+- `POST /executions/{id}/stop`: Ctrl-C (SIGINT) to the process that owns the execution, as its
+  lease in the store names it; `mixseek exec` marks the execution interrupted, resumable.
+- `POST /executions/{id}/resume`: `mixseek exec --resume` in a new process.
+
+Every POST carries the page's CSRF token (checked by `ui.security` before a route runs). Stop and
+resume answer with a redirect to the execution's page whose `notice` parameter names what happened
+(`execution_notice.html` says it in words: a link cannot make the page show text of its own).
+They wait, briefly, for the store to show the change, so that the page they lead to shows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from mixseek.config.workspace import Workspace
+from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
+from mixseek.storage.errors import StoreBusyError
+from mixseek.storage.models import ExecutionRecord
+from mixseek.ui.launcher import interrupt_owner, launch_state, resume_execution, start_execution
+from mixseek.ui.pages_execution import execution_url
+from mixseek.ui.reads import UnknownExecution, read_store, ui_settings
+from mixseek.ui.templating import render
+
+STOP_WAIT_SECONDS = 15.0
+"""How long a stop waits for the execution to read as interrupted before answering."""
+RESUME_WAIT_SECONDS = 30.0
+"""How long a resume waits for the new process to take the execution over (it imports the
+engine and builds the models first)."""
+_POLL_SECONDS = 0.2
+
+
+# -- new executions ---------------------------------------------------------------------------
+
+
+def orchestrator_configs(ws: Workspace) -> list[str]:
+    """The names of `configs/*.toml` that hold an `[orchestrator]` table, the default
+    (`orchestrator.toml`) first. The default is listed even when it does not parse: starting
+    it shows why, as `mixseek exec` would."""
+    default = ws.orchestrator_file.name
+    names = [p.name for p in sorted(ws.configs.glob("*.toml")) if p.is_file() and _has_orchestrator(p)]
+    if ws.orchestrator_file.is_file() and default not in names:
+        names.append(default)
+    return sorted(names, key=lambda name: (name != default, name))
+
+
+def _has_orchestrator(path: Path) -> bool:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(data.get("orchestrator"), dict)
+
+
+def _form_page(
+    request: Request, configs: list[str], prompt: str, selected: str, error: str | None, status: int
+) -> Response:
+    ws = ui_settings(request).workspace
+    context = {
+        "configs": configs,
+        "prompt": prompt,
+        "selected": selected,
+        "error": error,
+        "workspace": str(ws.root),
+        "configs_dir": str(ws.configs),
+    }
+    return render(request, "new.html", context, status_code=status)
+
+
+async def new_page(request: Request) -> Response:
+    """`GET /new`: the form."""
+    ws = ui_settings(request).workspace
+    configs = await asyncio.to_thread(orchestrator_configs, ws)
+    return _form_page(request, configs, "", ws.orchestrator_file.name, None, 200)
+
+
+def _field(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
+async def start(request: Request) -> Response:
+    """`POST /executions`: start the execution and go to its page (it shows the process starting,
+    or why it could not start, until the execution is in the store)."""
+    settings = ui_settings(request)
+    async with request.form() as form:
+        prompt = _field(form, "prompt").replace("\r\n", "\n")  # a textarea's line breaks come as CRLF
+        config = _field(form, "config")
+    configs = await asyncio.to_thread(orchestrator_configs, settings.workspace)
+    error = None
+    if not prompt.strip():
+        error = "prompt: must not be empty"
+    elif config not in configs:
+        error = f"config: no orchestrator config '{config}' in {settings.workspace.configs}"
+    if error is not None:
+        return _form_page(request, configs, prompt, config, error, 400)
+    execution_id = await asyncio.to_thread(
+        start_execution, settings, prompt, settings.workspace.configs / config
+    )
+    return RedirectResponse(execution_url(execution_id), status_code=303)
+
+
+# -- stop and resume --------------------------------------------------------------------------
+
+
+async def _record(db: Path, execution_id: str) -> ExecutionRecord:
+    record = await read_store(db, lambda store: store.get_execution(execution_id), None)
+    if record is None:
+        raise UnknownExecution(f"no execution '{execution_id}' in {db}")
+    return record
+
+
+async def _wait_for(
+    db: Path, execution_id: str, done: Callable[[ExecutionRecord], bool], seconds: float
+) -> ExecutionRecord | None:
+    """The execution once `done(record)`; None if it was not within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            record = await _record(db, execution_id)
+            if done(record):
+                return record
+        except StoreBusyError:  # the execution is writing right now: ask again
+            pass
+        if time.monotonic() >= deadline:
+            return None
+        await asyncio.sleep(_POLL_SECONDS)
+
+
+def _back(execution_id: str, notice: str) -> Response:
+    return RedirectResponse(f"{execution_url(execution_id)}?notice={notice}", status_code=303)
+
+
+async def stop(request: Request) -> Response:
+    """`POST /executions/{execution_id}/stop`."""
+    db = ui_settings(request).db_path
+    execution_id = request.path_params["execution_id"]
+    record = await _record(db, execution_id)
+    if record.status != "running" or record.owner is None:
+        return _back(execution_id, "not-running")
+    outcome = await asyncio.to_thread(interrupt_owner, record.owner)
+    if outcome == "gone":
+        return _back(execution_id, "not-running")
+    if outcome != "sent":
+        return _back(execution_id, outcome)
+    stopped = await _wait_for(db, execution_id, lambda r: r.status != "running", STOP_WAIT_SECONDS)
+    return _back(execution_id, "stopping" if stopped is None else "stopped")
+
+
+async def resume(request: Request) -> Response:
+    """`POST /executions/{execution_id}/resume`: with the orchestrator config the execution was
+    started with, when that file is still there."""
+    settings = ui_settings(request)
+    execution_id = request.path_params["execution_id"]
+    record = await _record(settings.db_path, execution_id)
+    if record.status == "running":
+        return _back(execution_id, "running")
+    if record.status not in RESUMABLE_STATUSES:
+        return _back(execution_id, "not-resumable")
+    started_with = record.config.get("orchestrator_file")
+    config = Path(started_with) if isinstance(started_with, str) and Path(started_with).is_file() else None
+    await asyncio.to_thread(resume_execution, settings, execution_id, config)
+    return _back(execution_id, await _taken_over(settings.workspace, execution_id))
+
+
+async def _taken_over(ws: Workspace, execution_id: str) -> str:
+    """Wait until the resuming process has taken the execution over ("resumed") or has ended
+    without ("resume-failed"); "resuming" if it is still starting after RESUME_WAIT_SECONDS."""
+    deadline = time.monotonic() + RESUME_WAIT_SECONDS
+    while True:
+        state = launch_state(ws, execution_id)  # before the read: an end seen here is final
+        try:
+            record = await _record(ws.db_path, execution_id)
+        except StoreBusyError:
+            record = None
+        if record is not None and record.status != "interrupted":
+            return "resumed"
+        if record is not None and (state is None or not state.running):
+            return "resume-failed"
+        if time.monotonic() >= deadline:
+            return "resuming"
+        await asyncio.sleep(_POLL_SECONDS)
+
+
+routes: list[BaseRoute] = [
+    Route("/new", new_page, methods=["GET"]),
+    Route("/executions", start, methods=["POST"]),
+    Route("/executions/{execution_id}/stop", stop, methods=["POST"]),
+    Route("/executions/{execution_id}/resume", resume, methods=["POST"]),
+]

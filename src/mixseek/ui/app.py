@@ -1,0 +1,107 @@
+"""The dashboard's ASGI app: the pages' routes, the vendored static files, error pages, security.
+
+Each page module exposes `routes`; listing it in ROUTE_MODULES mounts it. Failures a user can meet
+(an unknown execution, a bad query parameter, a store that cannot be read) become an error page of
+one escaped line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+from http import HTTPStatus
+from pathlib import Path
+from typing import cast
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
+
+from mixseek.errors import InputError
+from mixseek.storage.errors import StorageError, StoreBusyError
+from mixseek.ui.reads import UnknownExecution
+from mixseek.ui.security import SecurityMiddleware
+from mixseek.ui.settings import UISettings
+from mixseek.ui.templating import render
+
+ROUTE_MODULES: tuple[str, ...] = (
+    "mixseek.ui.pages_runs",
+    "mixseek.ui.pages_execution",
+    "mixseek.ui.live",
+    "mixseek.ui.pages_submission",
+    "mixseek.ui.pages_compare",
+    "mixseek.ui.actions",
+)
+"""The page modules whose `routes` the dashboard serves."""
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def error_page(request: Request, status: int, message: str) -> Response:
+    """A page saying what went wrong in one line (escaped like everything else)."""
+    title = f"{status} {HTTPStatus(status).phrase}"
+    return render(request, "error.html", {"title": title, "message": message}, status_code=status)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    error = cast(HTTPException, exc)
+    message = error.detail
+    if message == HTTPStatus(error.status_code).phrase:  # Starlette's own: say what was asked
+        message = f"{message}: {request.method} {request.url.path}"
+    response = error_page(request, error.status_code, message)
+    response.headers.update(error.headers or {})
+    return response
+
+
+async def _unknown_execution(request: Request, exc: Exception) -> Response:
+    return error_page(request, 404, str(exc))
+
+
+async def _bad_input(request: Request, exc: Exception) -> Response:
+    return error_page(request, 400, str(exc))
+
+
+async def _store_error(request: Request, exc: Exception) -> Response:
+    return error_page(request, 503 if isinstance(exc, StoreBusyError) else 500, str(exc))
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    return error_page(request, 500, "internal error: the dashboard's terminal shows the details")
+
+
+class Dashboard(Starlette):
+    """Starlette with the security middleware outermost: even its own error responses get the
+    headers, and nothing reaches a route before the token and CSRF checks."""
+
+    def __init__(self, settings: UISettings, routes: list[BaseRoute]) -> None:
+        super().__init__(
+            routes=routes,
+            exception_handlers={
+                HTTPException: _http_error,
+                UnknownExecution: _unknown_execution,
+                InputError: _bad_input,
+                StorageError: _store_error,
+                Exception: _internal_error,
+            },
+        )
+        self.settings = settings
+        self.state.settings = settings
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityMiddleware(super().build_middleware_stack(), self.settings)
+
+
+def page_routes() -> list[BaseRoute]:
+    routes: list[BaseRoute] = []
+    for name in ROUTE_MODULES:
+        routes += cast(list[BaseRoute], importlib.import_module(name).routes)
+    return routes
+
+
+def create_app(settings: UISettings) -> Starlette:
+    """The dashboard of `settings.workspace`."""
+    static = Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static")
+    return Dashboard(settings, [*page_routes(), static])

@@ -1,0 +1,149 @@
+"""Executions started from the browser: `mixseek exec` in a process of its own.
+
+Why a separate process rather than a task in the server: it is the same command, engine and store
+as the CLI's (what it writes, its lease, its Ctrl-C handling), it survives the dashboard being
+stopped, and the dashboard stays a reader of the store. The process starts a session of its own
+(a Ctrl-C in the dashboard's terminal is not the execution's), gets no shell (the prompt goes in
+on its standard input, from an unnamed temporary file), and writes its output to
+`logs/ui-<execution_id>.log`.
+
+The execution id is chosen here, up front, so the browser can be sent to the execution's page at
+once. Until the process has written the execution's row, that page is told by `launch_state`
+whether the process still starts or has ended — and then what it said last (a bad config's error).
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import psutil
+
+from mixseek.config.workspace import Workspace
+from mixseek.orchestrator.execution_ids import is_valid_execution_id
+from mixseek.orchestrator.orchestrator import new_execution_id
+from mixseek.storage.lease import owner_process, this_host
+from mixseek.storage.models import ExecutionLease
+from mixseek.text_safety import strip_controls
+from mixseek.ui.settings import UISettings
+
+_TAIL_BYTES = 8192
+
+_lock = threading.Lock()
+_processes: dict[Path, subprocess.Popen[bytes]] = {}
+"""The processes this server started that still run, by log file (an execution's latest start or
+resume)."""
+
+
+def log_path(workspace: Workspace, execution_id: str) -> Path:
+    """Where the process started for `execution_id` writes its output."""
+    if not is_valid_execution_id(execution_id):
+        raise ValueError(f"not an execution id: {execution_id!r}")
+    return workspace.logs / f"ui-{execution_id}.log"
+
+
+def start_execution(settings: UISettings, prompt: str, config: Path) -> str:
+    """Start a new execution of `prompt` with the orchestrator config `config`; its id."""
+    execution_id = new_execution_id()
+    ws = settings.workspace
+    argv = ["exec", "--prompt-file", "-", "--config", str(config), "-w", str(ws.root)]
+    _spawn(settings, execution_id, [*argv, "--execution-id", execution_id], stdin=prompt)
+    return execution_id
+
+
+def resume_execution(settings: UISettings, execution_id: str, config: Path | None) -> None:
+    """Continue an interrupted execution (`exec --resume`) in a new process, with the orchestrator
+    config it was started with (`config`; the workspace's default when None)."""
+    argv = ["exec", "--resume", execution_id, "-w", str(settings.workspace.root)]
+    _spawn(settings, execution_id, argv if config is None else [*argv, "--config", str(config)])
+
+
+def _spawn(settings: UISettings, execution_id: str, args: list[str], *, stdin: str = "") -> None:
+    log = log_path(settings.workspace, execution_id)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile() as given, log.open("ab") as output:
+        given.write(stdin.encode("utf-8"))
+        given.seek(0)
+        process = subprocess.Popen(
+            [*settings.exec_argv, *args],
+            stdin=given,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            cwd=settings.workspace.root,
+            start_new_session=True,
+        )
+    with _lock:
+        _processes[log] = process
+    threading.Thread(
+        target=_reap, args=(log, process), name=f"mixseek-exec-{execution_id}", daemon=True
+    ).start()
+
+
+def _reap(log: Path, process: subprocess.Popen[bytes]) -> None:
+    """Wait for the process to end, so that it leaves no zombie, and forget it (an ended process
+    and one started by an earlier server read alike in `launch_state`)."""
+    process.wait()
+    with _lock:
+        if _processes.get(log) is process:
+            del _processes[log]
+
+
+StopOutcome = Literal["sent", "elsewhere", "gone", "denied"]
+
+
+def interrupt_owner(owner: ExecutionLease) -> StopOutcome:
+    """Send Ctrl-C (SIGINT) to the process that runs an execution, wherever it was started from:
+    `mixseek exec` then marks the execution interrupted (resumable) and exits. Only a process of
+    this host, and only the one the lease names (its pid and start time), is signalled."""
+    if owner.host != this_host():
+        return "elsewhere"
+    process = owner_process(owner.pid, owner.process_started)
+    if process is None:
+        return "gone"
+    try:
+        process.send_signal(signal.SIGINT)  # psutil refuses a pid reused since `process` was found
+    except psutil.NoSuchProcess:
+        return "gone"
+    except psutil.AccessDenied:
+        return "denied"
+    return "sent"
+
+
+@dataclass(frozen=True)
+class LaunchState:
+    """A process started for an execution whose row is not in the store (yet)."""
+
+    running: bool
+    last_line: str
+    """What the process wrote last (for an ended one: why it ended), controls removed."""
+
+
+def launch_state(workspace: Workspace, execution_id: str) -> LaunchState | None:
+    """The state of the process started for `execution_id`; None if the dashboard started none.
+
+    A log without a running process this server started tells of one that has ended (here, or
+    under an earlier server)."""
+    if not is_valid_execution_id(execution_id):
+        return None
+    log = log_path(workspace, execution_id)
+    with _lock:
+        process = _processes.get(log)
+    try:
+        last = _last_line(log)
+    except FileNotFoundError:
+        return None
+    return LaunchState(running=process is not None and process.returncode is None, last_line=last)
+
+
+def _last_line(log: Path) -> str:
+    with log.open("rb") as fh:
+        size = fh.seek(0, 2)
+        fh.seek(max(0, size - _TAIL_BYTES))
+        tail = fh.read().decode("utf-8", errors="replace")
+    lines = [strip_controls(line).strip() for line in tail.splitlines()]
+    return next((line for line in reversed(lines) if line), "")

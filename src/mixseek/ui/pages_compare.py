@@ -1,0 +1,158 @@
+"""The compare page: two executions side by side.
+
+`/compare?a=ID&b=ID` lays out both executions' prompt, status, rounds, tokens, cost and duration,
+then their teams, a team that ran in both on one line (matched by `team_id`), with each side's
+position and best score and the difference. The two selects of recent executions pick another
+pair; with `a` or `b` missing the page is just that form. The URL says the pair, so it can be
+bookmarked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from mixseek.report import formatting
+from mixseek.storage.views import ExecutionOverview, ExecutionView, TeamView
+from mixseek.text_safety import strip_controls
+from mixseek.ui.pages_execution import execution_url, submission_url
+from mixseek.ui.reads import db_path, execution_view, overviews
+from mixseek.ui.templating import render
+
+RECENT_EXECUTIONS = 200
+"""How many of the most recently started executions the selects offer."""
+OPTION_PROMPT_CHARS = 60
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One execution in a select."""
+
+    execution_id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One line of the side-by-side summary; `delta` is B minus A where both are numbers."""
+
+    label: str
+    a: str
+    b: str
+    delta: str | None = None
+
+
+@dataclass(frozen=True)
+class TeamPair:
+    """A team of A, of B, or of both (the same `team_id`)."""
+
+    team_id: str
+    a: TeamView | None
+    b: TeamView | None
+
+    @property
+    def delta(self) -> float | None:
+        if self.a is None or self.b is None or self.a.best_score is None or self.b.best_score is None:
+            return None
+        return self.b.best_score - self.a.best_score
+
+
+def choice(entry: ExecutionOverview) -> Choice:
+    prompt = " ".join(strip_controls(entry.user_prompt).split())
+    if len(prompt) > OPTION_PROMPT_CHARS:
+        prompt = prompt[: OPTION_PROMPT_CHARS - 1].rstrip() + "…"
+    started = entry.started_at.astimezone().strftime("%Y-%m-%d %H:%M")
+    return Choice(entry.execution_id, f"{entry.execution_id} · {entry.status} · {started} · {prompt}")
+
+
+def _signed(value: float, fmt: str) -> str:
+    """`value` with its sign; "±0" when it rounds to nothing."""
+    text = format(value, fmt)
+    if float(text.replace(",", "")) == 0:
+        return "±0"
+    return f"+{text}" if value > 0 else text
+
+
+def _delta(a: float | None, b: float | None, fmt: str, unit: str = "") -> str | None:
+    return None if a is None or b is None else _signed(b - a, fmt) + unit
+
+
+def facts(a: ExecutionView, b: ExecutionView) -> list[Fact]:
+    """The summary lines, each value formatted as the rest of the dashboard formats it."""
+    score, tokens, cost, duration = formatting.score, formatting.tokens, formatting.cost, formatting.duration
+
+    def best(view: ExecutionView) -> str:
+        if view.best is None:
+            return "–"
+        name = strip_controls(view.best.team_name)
+        return f"{name} ({score(view.best.score)}, round {view.best.round_number})"
+
+    best_a = a.best.score if a.best else None
+    best_b = b.best.score if b.best else None
+    return [
+        Fact("Status", a.status, b.status),
+        Fact("Teams", str(len(a.teams)), str(len(b.teams)), _delta(len(a.teams), len(b.teams), "d")),
+        Fact("Rounds run", str(a.rounds_run), str(b.rounds_run), _delta(a.rounds_run, b.rounds_run, "d")),
+        Fact("Best", best(a), best(b), _delta(best_a, best_b, ".1f")),
+        Fact(
+            "Tokens",
+            tokens(a.usage.total_tokens),
+            tokens(b.usage.total_tokens),
+            _delta(a.usage.total_tokens, b.usage.total_tokens, ",d"),
+        ),
+        Fact("Cost", cost(a.usage.cost), cost(b.usage.cost), _delta(a.usage.cost, b.usage.cost, ".4f")),
+        Fact(
+            "Duration",
+            duration(a.duration_seconds),
+            duration(b.duration_seconds),
+            _delta(a.duration_seconds, b.duration_seconds, ".1f", " s"),
+        ),
+    ]
+
+
+def team_pairs(a: ExecutionView, b: ExecutionView) -> list[TeamPair]:
+    """A's teams in A's order (the leaderboard's), each with B's team of the same id; then the
+    teams only B has, in B's order."""
+    in_b = {t.team_id: t for t in b.teams}
+    in_a = {t.team_id for t in a.teams}
+    pairs = [TeamPair(t.team_id, t, in_b.get(t.team_id)) for t in a.teams]
+    return pairs + [TeamPair(t.team_id, None, t) for t in b.teams if t.team_id not in in_a]
+
+
+def compare_url(a: str, b: str) -> str:
+    return f"/compare?{urlencode({'a': a, 'b': b})}"
+
+
+async def compare_page(request: Request) -> Response:
+    """A 404 page when `a` or `b` names an execution the store does not hold."""
+    db = db_path(request)
+    a_id = request.query_params.get("a", "").strip()
+    b_id = request.query_params.get("b", "").strip()
+    choices = [choice(e) for e in await overviews(db, RECENT_EXECUTIONS)]
+    listed = {c.execution_id for c in choices}
+    # an older execution named in the URL stays selectable
+    choices += [Choice(i, i) for i in dict.fromkeys((a_id, b_id)) if i and i not in listed]
+    context: dict[str, Any] = {"choices": choices, "a_id": a_id, "b_id": b_id, "a": None, "b": None}
+    if a_id and b_id:
+        a, b = await execution_view(db, a_id), await execution_view(db, b_id)
+        context.update(
+            a=a,
+            b=b,
+            a_url=execution_url(a.execution_id),
+            b_url=execution_url(b.execution_id),
+            swap_url=compare_url(b.execution_id, a.execution_id),
+            facts=facts(a, b),
+            pairs=team_pairs(a, b),
+            best_url=lambda side, team: submission_url(
+                (a, b)[side].execution_id, team.team_id, team.best_round
+            ),
+        )
+    return render(request, "compare.html", context)
+
+
+routes: list[BaseRoute] = [Route("/compare", compare_page, methods=["GET"], name="compare")]

@@ -1,0 +1,173 @@
+"""The execution page: header, teams × rounds grid, leaderboard, score chart, judgments, usage and
+failures of one execution.
+
+The page is made of sections, each a template of its own, so that the live stream (`ui.live`)
+sends exactly what the page shows: the same templates, each section as the event of its name.
+
+The sections but the header (which holds the browser's CSRF token) are kept as rendered with the
+execution's progress (`Renderings`): until a row of the execution changes, a reload, another
+browser or another live stream reuses them and only checks the progress, one cheap query. An
+execution of 64 teams × 10 rounds takes tens of milliseconds to read and render anew, a few to
+check (`bench/ui_render.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+from urllib.parse import quote
+
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from mixseek.report import content
+from mixseek.report.charts import score_chart_svg
+from mixseek.storage.views import ExecutionProgress, ExecutionView
+from mixseek.ui.execution_tables import grid_lines, judgment_lines
+from mixseek.ui.pending import launch_page
+from mixseek.ui.reads import UnknownExecution, db_path, read_store
+from mixseek.ui.templating import render, render_fragment
+
+HEADER = ("header", "execution_header.html")
+SECTIONS: dict[str, str] = {
+    "grid": "execution_grid.html",
+    "leaderboard": "execution_leaderboard.html",
+    "chart": "execution_chart.html",
+    "judgments": "execution_judgments.html",
+    "usage": "execution_usage.html",
+    "failures": "execution_failures.html",
+}
+"""The sections after the header: the live stream's event names and the templates that render them."""
+
+KEPT_EXECUTIONS = 8
+"""How many executions' renderings a dashboard keeps (the big one, 64 × 10, is under 1 MB)."""
+
+
+def execution_url(execution_id: str) -> str:
+    return f"/executions/{quote(execution_id, safe='')}"
+
+
+def submission_url(execution_id: str, team_id: str, round_number: int) -> str:
+    """The submission page of one team's round."""
+    return f"{execution_url(execution_id)}/teams/{quote(team_id, safe='')}/rounds/{round_number}"
+
+
+def page_context(view: ExecutionView) -> dict[str, Any]:
+    """What the header and the page around the sections read."""
+    base = execution_url(view.execution_id)
+    teams = {team.team_id: f"{base}/teams/{quote(team.team_id, safe='')}" for team in view.teams}
+
+    def round_url(team_id: str, round_number: int) -> str:
+        if team_id in teams:
+            return f"{teams[team_id]}/rounds/{round_number}"
+        return submission_url(view.execution_id, team_id, round_number)
+
+    return {
+        "view": view,
+        "live": view.status == "running",
+        "execution_url": base,
+        "stream_url": f"{base}/stream",
+        "submission_url": round_url,
+    }
+
+
+def section_context(view: ExecutionView) -> dict[str, Any]:
+    """What the sections' templates read."""
+    context = page_context(view)
+    context["round_numbers"], context["grid_lines"] = grid_lines(view, context["submission_url"])
+    context.update(
+        chart=score_chart_svg(view),
+        judgment_lines=judgment_lines(view),
+        failures=content.failures(view),
+    )
+    return context
+
+
+def render_sections(view: ExecutionView) -> dict[str, Markup]:
+    """The sections after the header, as HTML by their event names."""
+    context = section_context(view)
+    # our own templates' output, every value in it escaped: safe to insert as it is
+    return {name: Markup(render_fragment(template, context)) for name, template in SECTIONS.items()}
+
+
+def render_header(view: ExecutionView, csrf_token: str) -> str:
+    """The header section (status, prompt, figures, the Stop/Resume form with `csrf_token`)."""
+    return render_fragment(HEADER[1], {**page_context(view), "csrf_token": csrf_token})
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """An execution's sections as rendered at `progress`."""
+
+    progress: ExecutionProgress
+    view: ExecutionView
+    sections: dict[str, Markup]
+
+
+class Renderings:
+    """The latest rendering of the executions a dashboard showed lately, by store file and id."""
+
+    def __init__(self, size: int = KEPT_EXECUTIONS) -> None:
+        self._size = size
+        self._kept: OrderedDict[tuple[Path, str], Rendering] = OrderedDict()
+
+    def latest(self, db: Path, execution_id: str) -> Rendering | None:
+        return self._kept.get((db, execution_id))
+
+    def keep(self, db: Path, execution_id: str, rendering: Rendering) -> None:
+        key = (db, execution_id)
+        self._kept[key] = rendering
+        self._kept.move_to_end(key)
+        while len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
+def renderings(request: Request) -> Renderings:
+    """The renderings of the dashboard serving `request`."""
+    state = request.app.state
+    if not hasattr(state, "execution_renderings"):
+        state.execution_renderings = Renderings()
+    return cast(Renderings, state.execution_renderings)
+
+
+async def current_rendering(db: Path, execution_id: str, kept: Renderings) -> Rendering | None:
+    """The execution's sections as of its rows now: the kept ones while its progress has not
+    changed, else read (the store's outline: no round's texts) and rendered anew; None if the
+    store has no such execution."""
+    latest = kept.latest(db, execution_id)
+    known = latest.progress if latest is not None else None
+    found = await read_store(db, lambda store: store.get_execution_outline_since(execution_id, known), None)
+    if found is None:
+        return None
+    progress, view = found
+    if view is None and latest is not None:
+        return latest
+    assert view is not None  # the store reads the outline for any progress but `known`
+    rendering = Rendering(progress, view, await asyncio.to_thread(render_sections, view))
+    kept.keep(db, execution_id, rendering)
+    return rendering
+
+
+async def execution_page(request: Request) -> Response:
+    """`/executions/{execution_id}`: a 404 page for an id the store does not hold (unless the
+    dashboard just started its process: `ui.pending`)."""
+    db, execution_id = db_path(request), request.path_params["execution_id"]
+    rendering = await current_rendering(db, execution_id, renderings(request))
+    if rendering is None:
+        pending = await launch_page(request, execution_id)
+        if pending is None:
+            raise UnknownExecution(f"no execution '{execution_id}' in {db}")
+        return pending
+    context = {**page_context(rendering.view), "sections": rendering.sections}
+    return render(request, "execution.html", context)
+
+
+routes: list[BaseRoute] = [Route("/executions/{execution_id}", execution_page, methods=["GET"])]

@@ -1,0 +1,42 @@
+"""The execution page before the execution is in the store: its process still starts, or it ended
+without writing it (a bad config, a store it cannot open) and its last line says why.
+
+The browser is sent to `/executions/{id}` as soon as the process is started; the process needs a
+moment (imports, configs, models) before it writes the execution. Meanwhile the page reloads
+itself every second (a `Refresh` header: no script needed) until the execution page proper
+answers.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from mixseek.ui.launcher import launch_state, log_path
+from mixseek.ui.reads import read_store, ui_settings
+from mixseek.ui.templating import render
+
+RELOAD_SECONDS = 1
+
+
+async def launch_page(request: Request, execution_id: str) -> Response | None:
+    """The page for an execution the store does not hold, if this dashboard started a process for
+    it; None otherwise (an unknown execution)."""
+    settings = ui_settings(request)
+    state = launch_state(settings.workspace, execution_id)
+    if state is None:
+        return None
+    if not state.running:
+        # it may have written the execution after the caller looked, and then ended
+        found = await read_store(settings.db_path, lambda store: store.get_execution(execution_id), None)
+        if found is not None:
+            return RedirectResponse(request.url.path, status_code=303)
+    context = {
+        "execution_id": execution_id,
+        "state": state,
+        "log": str(log_path(settings.workspace, execution_id)),
+    }
+    response = render(request, "execution_pending.html", context)
+    if state.running:
+        response.headers["refresh"] = str(RELOAD_SECONDS)
+    return response

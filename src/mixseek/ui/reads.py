@@ -1,0 +1,57 @@
+"""Store reads for one request: open the workspace's store read-only, read, close.
+
+The dashboard never holds the database file between requests (DESIGN decision 9): an execution in
+another process must be able to write it. A workspace without a database file has no executions
+yet, which is a page to show, not an error. A store that cannot be read (damaged, of another
+schema version, kept locked) raises its `StorageError`, whose one line names the file; the app
+turns it into an error page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar, cast
+
+from starlette.requests import Request
+
+from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.storage.views import ExecutionOverview, ExecutionView
+from mixseek.ui.settings import UISettings
+
+T = TypeVar("T")
+
+
+class UnknownExecution(LookupError):
+    """A URL names an execution the store does not hold (a 404 page)."""
+
+
+def ui_settings(request: Request) -> UISettings:
+    """The settings of the dashboard serving `request`."""
+    return cast(UISettings, request.app.state.settings)
+
+
+def db_path(request: Request) -> Path:
+    return ui_settings(request).db_path
+
+
+async def read_store(db: Path, read: Callable[[AggregationStore], Awaitable[T]], empty: T) -> T:
+    """`read(store)` on the store at `db`, opened read-only and closed before returning; `empty`
+    when there is no database file yet."""
+    if not db.exists():  # anything else there (a directory, a damaged file) is reported by the store
+        return empty
+    async with AggregationStore(db, read_only=True) as store:
+        return await read(store)
+
+
+async def overviews(db: Path, limit: int) -> list[ExecutionOverview]:
+    """The `limit` most recently started executions, newest first."""
+    return await read_store(db, lambda store: store.list_execution_overviews(limit), [])
+
+
+async def execution_view(db: Path, execution_id: str) -> ExecutionView:
+    """Everything stored about one execution; UnknownExecution if the store has none by that id."""
+    view = await read_store(db, lambda store: store.get_execution_view(execution_id), None)
+    if view is None:
+        raise UnknownExecution(f"no execution '{execution_id}' in {db}")
+    return view
