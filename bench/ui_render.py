@@ -8,10 +8,10 @@ dashboard's ASGI app (httpx's ASGITransport: security middleware, a read-only op
 the read, the rendering):
 
 - page:    GET /executions/{id}, the execution page as a reload or another browser gets it: the
-           progress checked, the sections kept since the last change reused (the target: p95
-           <= 100 ms),
+           progress checked, the sections kept since the last change reused,
 - fresh:   the same, the kept sections dropped before each request: the first view after a
-           change (the outline read and every section rendered),
+           change (the outline read and every section rendered; the target: p95 <= 100 ms, as
+           for page and stream),
 - runs:    GET /, the runs page,
 - stream:  GET /executions/{id}/stream of the finished execution, kept sections dropped: one
            full update (the progress, the outline, every section rendered as server-sent events)

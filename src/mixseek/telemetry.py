@@ -28,9 +28,9 @@ from typing import Literal, Protocol, get_args
 from opentelemetry import trace
 from opentelemetry.util.types import AttributeValue
 
+from mixseek.config.orchestrator import TelemetryMode
 from mixseek.errors import ConfigError
 
-TelemetryMode = Literal["off", "console", "otlp", "logfire"]
 TELEMETRY_MODES: tuple[str, ...] = get_args(TelemetryMode)
 INSTALL_OTEL = "pip install 'opentelemetry-sdk>=1.30' 'opentelemetry-exporter-otlp-proto-http>=1.30'"
 INSTALL_LOGFIRE = "pip install logfire"

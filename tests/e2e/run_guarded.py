@@ -84,18 +84,22 @@ def _around(owner: Any, name: str, *, before: str | None = None, after: str | No
 
 
 def _install() -> None:
-    from mixseek.cli import exec_cmd
-    from mixseek.orchestrator import orchestrator
+    # `exec` imports what it runs when it runs (so that `mixseek --help` stays quick): the
+    # functions are wrapped where they are defined, which is where it finds them
+    from mixseek.cli import exec_cmd, summary_view
+    from mixseek.config import bundle
+    from mixseek.orchestrator import components
+    from mixseek.storage import health
     from mixseek.storage._connection import Connector
     from mixseek.storage.aggregation_store import AggregationStore
 
-    _around(exec_cmd, "load_execution_config", after="config")
-    _around(exec_cmd, "check_store", after="store-check")
-    _around(orchestrator, "create_team", before="build")
+    _around(bundle, "load_execution_config", after="config")
+    _around(health, "check_store", after="store-check")
+    _around(components, "create_team", before="build")
     _around(AggregationStore, "create_execution", before="create", after="created")
     _around(AggregationStore, "claim_execution", before="claim")
     _around(AggregationStore, "finish_execution", before="finish", after="finished")
-    _around(exec_cmd, "print_summary", before="summary")
+    _around(summary_view, "print_summary", before="summary")
     _around(exec_cmd, "print_json", before="summary")
     if POINT == "scan":
         from mixseek.storage import health

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from markupsafe import Markup
 from typer.testing import CliRunner
 
 from e2e.scripted import World, write_workspace
@@ -401,6 +402,17 @@ def test_stream_of_a_finished_execution_sends_its_sections_then_ends(
     # a browser that saw the last update is only told that the execution has ended
     resumed = dashboard.get(f"/executions/{eid}/stream", headers={"Last-Event-ID": sent[-2][2] or ""})
     assert events(resumed.text) == [("end", "completed", None)]
+
+
+def test_each_line_of_a_section_is_a_data_line_whatever_its_line_break() -> None:
+    """A CR, LF or CRLF left inside a `data:` field would end it early in the browser: every line
+    gets a field of its own, and a section's HTML (Markup) is sent as it is, never escaped."""
+    section = Markup('<td title="a&amp;b">x</td>\r\n<td>y</td>\r<td>z</td>\n\n<td>w</td>')
+    assert live.sse_event("grid", section, "id-1") == (
+        'event: grid\ndata: <td title="a&amp;b">x</td>\ndata: <td>y</td>\ndata: <td>z</td>\n'
+        "data: \ndata: <td>w</td>\nid: id-1\n\n"
+    )
+    assert live.sse_event("end", "completed") == "event: end\ndata: completed\n\n"
 
 
 async def _new_running_execution(db: Path) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic_ai import ModelMessagesTypeAdapter, RunUsage
+from pydantic_ai import RunUsage
 from pydantic_ai.messages import ModelMessage
+from pydantic_core import to_json
 
 from mixseek.agents.leader.models import MemberSubmissionsRecord
 
@@ -23,5 +24,10 @@ class TeamRunResult:
     """The leader's own requests (none for a workflow team)."""
 
     def messages_json(self) -> str:
-        """The message history as JSON that `ModelMessagesTypeAdapter` loads back."""
-        return ModelMessagesTypeAdapter.dump_json(self.messages).decode()
+        """The message history as JSON that `ModelMessagesTypeAdapter` loads back.
+
+        Each message is written by its own class's serializer, which gives the bytes
+        `ModelMessagesTypeAdapter.dump_json` gives (tests/agents/test_messages_json.py) without
+        building that adapter, a schema of every message type pydantic-ai has: 0.1 s of CPU, a
+        fifth of what a one-team execution spent."""
+        return to_json(self.messages, bytes_mode="base64").decode()

@@ -30,8 +30,9 @@ from mixseek.config.prompt_builder import PromptBuilderSettings
 from mixseek.config.team_models import TeamConfig
 from mixseek.config.workspace import Workspace, resolve_workspace
 from mixseek.errors import ConfigError, InputError
+from mixseek.orchestrator.engine import Engine, LocalEngine
 from mixseek.orchestrator.models import ExecutionSummary
-from mixseek.orchestrator.orchestrator import Orchestrator, new_execution_id
+from mixseek.orchestrator.orchestrator import new_execution_id
 from mixseek.orchestrator.preflight import reference_problems
 
 
@@ -131,9 +132,13 @@ class Mixseek:
         *,
         execution_id: str | None = None,
         resume: str | None = None,
+        engine: Engine | None = None,
     ) -> AsyncIterator[ExecutionRun]:
         """Start an execution of `user_prompt` (or, with `resume`, continue an interrupted one) and
         yield it as an `ExecutionRun`: iterate over it for its events; `result` afterwards.
+
+        `engine` runs it (default `LocalEngine()`: in this process; `TemporalEngine(address)`: as
+        a Temporal workflow whose team rounds run on `mixseek worker` processes).
 
         Leaving the block before the last event cancels the execution; the store keeps it as
         `interrupted`, and with a workspace `resume` continues it.
@@ -162,7 +167,7 @@ class Mixseek:
             if problems:
                 raise ConfigError.combine(problems)
             execution = ExecutionRun(resume or execution_id or new_execution_id())
-            orchestrator = Orchestrator(config, sinks=[execution._push])
+            orchestrator = (engine or LocalEngine()).orchestrator(config, [execution._push])
             # building the models awaits nothing: a cancellation (Ctrl-C) that came meanwhile
             # lands here, before anything is written
             await asyncio.sleep(0)

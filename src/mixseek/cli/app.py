@@ -15,6 +15,7 @@ from mixseek.cli.options import VersionOption
 from mixseek.cli.runs_cmd import runs_app
 from mixseek.cli.team_cmd import member_command, team_command
 from mixseek.cli.ui_cmd import ui_command
+from mixseek.cli.worker_cmd import worker_command
 
 app = typer.Typer(
     name="mixseek",
@@ -38,6 +39,7 @@ app.command("member")(member_command)
 app.command("evaluate")(evaluate_command)
 app.add_typer(runs_app, name="runs")
 app.command("ui")(ui_command)
+app.command("worker")(worker_command)
 app.command("doctor")(doctor_command)
 app.command("migrate")(migrate_command)
 

@@ -1,28 +1,30 @@
-"""`mixseek config init|show|validate`."""
+"""`mixseek config init|show|validate`.
+
+The config models (pydantic, pydantic-settings) and the checks load inside the commands: every
+`mixseek` command, `--help` too, imports this module.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
-from rich.markup import escape
-from rich.table import Table
 
-from mixseek.cli.console import stderr_console, stdout_console
+from mixseek.cli.console import print_line, stdout_console
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.options import OrchestratorOption, WorkspaceOption
 from mixseek.cli.render import check_output_format, print_json
-from mixseek.config.bundle import ExecutionConfig, collect_execution_config, load_execution_config
-from mixseek.config.loader import DEFAULT_SOURCE, Loaded
 from mixseek.config.scaffold import CONFIG_KINDS, DEFAULT_SAMPLE_MODEL, write_config_kind
 from mixseek.config.workspace import resolve_workspace
-from mixseek.llm import required_env_var
-from mixseek.orchestrator.preflight import reference_problems
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from mixseek.config.bundle import ExecutionConfig
+    from mixseek.config.loader import Loaded
 
 config_app = typer.Typer(no_args_is_help=True, help="Create, inspect and check config files.")
 
@@ -54,6 +56,8 @@ def mask(value: str) -> str:
 
 
 def _display(name: str, value: Any) -> str:
+    from pydantic_core import to_jsonable_python
+
     value = to_jsonable_python(value)  # models, and models within lists and tables (model_limits)
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     if isinstance(value, str) and any(w in name.lower() for w in SECRET_WORDS):
@@ -83,6 +87,10 @@ def _file_rows(
 
     A nested table such as `[team.leader]` gets a row per key, so a default leader model
     shows as `default` even when the file has a leader table."""
+    from pydantic import BaseModel
+
+    from mixseek.config.loader import DEFAULT_SOURCE
+
     rows: list[dict[str, str]] = []
     for name in type(config).model_fields:
         if name in skip:
@@ -98,6 +106,8 @@ def _file_rows(
 
 
 def _credential_rows(config: ExecutionConfig) -> list[dict[str, str]]:
+    from mixseek.llm.checks import required_env_var
+
     rows: dict[str, dict[str, str]] = {}
     for model, role in config.model_roles():
         var = required_env_var(model)
@@ -120,6 +130,11 @@ def config_show(
     output_format: Annotated[str, typer.Option("--output-format", help="text or json.")] = "text",
 ) -> None:
     """Print the effective settings and where each value came from (secrets masked)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from mixseek.config.bundle import load_execution_config
+
     check_output_format(output_format)
     ws = resolve_workspace(workspace)
     loaded = load_execution_config(ws, config)
@@ -151,18 +166,23 @@ def config_show(
 @cli_errors
 def config_validate(workspace: WorkspaceOption = None, config: OrchestratorOption = None) -> None:
     """Check every config file of the workspace and report every problem found."""
+    from mixseek.config.bundle import collect_execution_config
+    from mixseek.orchestrator.preflight import reference_problems
+
     ws = resolve_workspace(workspace)
     loaded, problems = collect_execution_config(ws, config)
     if loaded is not None:
         problems.errors.extend(reference_problems(loaded))
-    err = stderr_console()
     for problem in problems.errors:
         report(str(problem))
     if loaded is None or problems.errors:
-        err.print(f"{len(problems.errors)} problem(s) found")
+        print_line(f"{len(problems.errors)} problem(s) found", err=True)
         raise typer.Exit(EXIT_FAILURE)
     missing = [row for row in _credential_rows(loaded) if row["value"] == "(not set)"]
     for row in missing:
-        err.print(f"warning: {row['key']} is not set ({row['source']}); 'mixseek exec' will need it")
+        print_line(
+            f"warning: {row['key']} is not set ({row['source']}); 'mixseek exec' will need it", err=True
+        )
     team_ids = ", ".join(e.config.team_id for e in loaded.teams)
-    stdout_console().print(f"OK: {ws.root} — {len(loaded.teams)} team(s): {team_ids}")
+    # plain lines: rich, which the tables of `config show` need, would take longer to load than the check
+    print_line(f"OK: {ws.root} — {len(loaded.teams)} team(s): {team_ids}")

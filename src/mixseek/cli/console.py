@@ -1,38 +1,49 @@
-"""The two consoles every command writes to; lines are never wrapped, so logs and tests see them whole."""
+"""The two consoles every command writes to; lines are never wrapped, so logs and tests see them whole.
+
+rich loads with the first console made: a command that prints only plain lines (`print_line`,
+as `config validate` and every error line do) does without it, which keeps it quick.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from typing import TYPE_CHECKING, Any
 
-import pydantic_ai
-from rich.console import Console, ConsoleOptions, RenderableType
-from rich.segment import Segment
+import typer
 
 from mixseek.redaction import Redactor
 from mixseek.text_safety import strip_controls
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-class SafeConsole(Console):
-    """A console that never lets a control character of the printed text reach the terminal.
+    from mixseek.cli.safe_console import SafeConsole
 
-    Commands strip model text before laying it out; this is the backstop for every other string
-    (config values, error messages). Rich's own cursor and style codes are added after rendering
-    or travel as control segments, so they are kept."""
+__all__ = ["SafeConsole", "print_line", "silence_library_banners", "stderr_console", "stdout_console"]
 
-    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
-        redactor = Redactor()  # nor a credential value (see mixseek.redaction)
-        for segment in super().render(renderable, options):
-            if segment.control:
-                yield segment
-            else:
-                yield Segment(redactor.text(strip_controls(segment.text)), segment.style)
+
+def __getattr__(name: str) -> Any:
+    if name == "SafeConsole":  # where it was defined before it moved out with rich
+        from mixseek.cli.safe_console import SafeConsole
+
+        return SafeConsole
+    raise AttributeError(f"module 'mixseek.cli.console' has no attribute {name!r}")
+
+
+def print_line(text: str, *, err: bool = False) -> None:
+    """One line of plain text, as safe as a console's: no control character, no credential."""
+    typer.echo(Redactor().text(strip_controls(text)), err=err)
 
 
 def stdout_console() -> Console:
+    from mixseek.cli.safe_console import SafeConsole
+
     return SafeConsole(soft_wrap=True, highlight=False)
 
 
 def stderr_console() -> Console:
+    from mixseek.cli.safe_console import SafeConsole
+
     return SafeConsole(stderr=True, soft_wrap=True, highlight=False)
 
 
@@ -40,5 +51,7 @@ def silence_library_banners() -> None:
     """Turn off pydantic-ai's first-run banner (Logfire advice for people writing agents).
 
     pydantic-ai hides it when an installed package runs the agents, but not when mixseek runs
-    from a clone (`pip install -e`); there it was printed into the middle of the live table."""
-    pydantic_ai.BANNER_ENABLED = False
+    from a clone (`pip install -e`); there it was printed into the middle of the live table. Said
+    through pydantic-ai's environment variable (read when an agent runs), so that a command which
+    runs no agent need not import pydantic-ai at all."""
+    os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")

@@ -14,11 +14,8 @@ from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 import typer
-from jinja2 import TemplateError
-from pydantic_ai.exceptions import AgentRunError, UserError
-from rich.markup import escape
 
-from mixseek.cli.console import stderr_console
+from mixseek.cli.console import print_line
 from mixseek.errors import ConfigError, InputError, MixseekError, RuntimeFailure
 from mixseek.exit_codes import ExitCode
 
@@ -30,28 +27,41 @@ EXIT_FAILURE = ExitCode.FAILURE
 EXIT_CODES: dict[type[BaseException], ExitCode] = {
     # the user's to fix
     InputError: ExitCode.FAILURE,
-    TemplateError: ExitCode.FAILURE,
-    UserError: ExitCode.FAILURE,
     OSError: ExitCode.FAILURE,  # only one that names a file: see `exit_code_for`
     # failed while running
     RuntimeFailure: ExitCode.FAILURE,
-    AgentRunError: ExitCode.FAILURE,
     # raised as the root itself (by a plugin): a failure all the same
     MixseekError: ExitCode.FAILURE,
 }
 """Exit code by error class; an error takes the entry of the nearest class in its MRO."""
+
+LIBRARY_EXIT_CODES: dict[str, ExitCode] = {
+    # the user's to fix: a Jinja2 template, an argument pydantic-ai refuses
+    "jinja2.exceptions.TemplateError": ExitCode.FAILURE,
+    "pydantic_ai.exceptions.UserError": ExitCode.FAILURE,
+    # failed while running: a model run
+    "pydantic_ai.exceptions.AgentRunError": ExitCode.FAILURE,
+}
+"""Library error classes by their full name: matching by name spares every command importing
+pydantic-ai and Jinja2 just to recognise their errors (`mixseek --help` would load all of
+pydantic-ai); an error of theirs can only be raised once they are loaded anyway."""
+
+
+def _code_of(cls: type) -> ExitCode | None:
+    code = EXIT_CODES.get(cls)
+    return code if code is not None else LIBRARY_EXIT_CODES.get(f"{cls.__module__}.{cls.__qualname__}")
 
 
 def exit_code_for(exc: BaseException) -> ExitCode | None:
     """The exit code `exc` ends a command with, or None for an error that is a bug (a traceback)."""
     if isinstance(exc, OSError) and (exc.filename is None or isinstance(exc, BrokenPipeError)):
         return None
-    return next((EXIT_CODES[cls] for cls in type(exc).__mro__ if cls in EXIT_CODES), None)
+    return next((code for cls in type(exc).__mro__ if (code := _code_of(cls)) is not None), None)
 
 
 def report(message: str) -> None:
     """Print one error line to stderr."""
-    stderr_console().print(f"error: {escape(message)}")
+    print_line(f"error: {message}", err=True)
 
 
 def describe_os_error(exc: OSError) -> str:
@@ -72,8 +82,9 @@ def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
                 raise
             report(describe_os_error(exc) if isinstance(exc, OSError) else str(exc))
             if isinstance(exc, ConfigError) and exc.others:
-                stderr_console().print(
-                    f"({len(exc.others)} more problem(s); run 'mixseek config validate' to list all)"
+                print_line(
+                    f"({len(exc.others)} more problem(s); run 'mixseek config validate' to list all)",
+                    err=True,
                 )
             raise typer.Exit(code) from None
 

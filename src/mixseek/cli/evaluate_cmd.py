@@ -1,36 +1,38 @@
-"""`mixseek evaluate`: score one submission with the configured metrics."""
+"""`mixseek evaluate`: score one submission with the configured metrics.
+
+The evaluator (and pydantic-ai) loads inside the command: every `mixseek` command, `--help` too,
+imports this module.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from mixseek.cli.console import stdout_console
 from mixseek.cli.errors import cli_errors
 from mixseek.cli.options import OutputFormatOption, PromptFileOption, SubmissionFileOption, WorkspaceOption
 from mixseek.cli.prompt_input import STDIN, given_text, required_text
 from mixseek.cli.render import check_output_format, print_json, usage_json, usage_table
-from mixseek.config.evaluator import EvaluatorSettings
-from mixseek.config.loader import load_section
 from mixseek.config.workspace import WORKSPACE_ENV, resolve_workspace
 from mixseek.errors import InputError
-from mixseek.evaluator import Evaluator
-from mixseek.evaluator.evaluator import EvaluatorPromptRenderer
-from mixseek.prompt_builder.builder import UserPromptBuilder
-from mixseek.prompt_builder.constants import DEFAULT_EVALUATOR_USER_PROMPT
-from mixseek.prompt_builder.formatters import check_timezone_env, get_current_datetime_with_timezone
-from mixseek.prompt_builder.templates import compile_prompt_template
 from mixseek.text_safety import strip_controls
+
+if TYPE_CHECKING:
+    from mixseek.evaluator.evaluator import EvaluatorPromptRenderer
 
 
 def _renderer(workspace: Path | None) -> EvaluatorPromptRenderer:
     """The workspace's evaluator template when there is a workspace, else the packaged default."""
+    from mixseek.prompt_builder.builder import UserPromptBuilder
+    from mixseek.prompt_builder.constants import DEFAULT_EVALUATOR_USER_PROMPT
+    from mixseek.prompt_builder.formatters import get_current_datetime_with_timezone
+    from mixseek.prompt_builder.templates import compile_prompt_template
+
     if workspace is not None or os.environ.get(WORKSPACE_ENV, "").strip():
         return UserPromptBuilder(resolve_workspace(workspace).root).build_evaluator_prompt
     template = compile_prompt_template("evaluator_user_prompt", DEFAULT_EVALUATOR_USER_PROMPT)
@@ -83,6 +85,11 @@ def evaluate_command(
     output_format: OutputFormatOption = "text",
 ) -> None:
     """Score SUBMISSION as an answer to PROMPT with every configured metric."""
+    from mixseek.config.evaluator import EvaluatorSettings
+    from mixseek.config.loader import load_section
+    from mixseek.evaluator.evaluator import Evaluator
+    from mixseek.prompt_builder.formatters import check_timezone_env
+
     check_output_format(output_format)
     check_timezone_env()  # the prompt shows the time: a bad $TZ is one line now, not a traceback later
     prompt_text, submission_text = _texts(prompt, submission, prompt_file, submission_file)
@@ -100,6 +107,9 @@ def evaluate_command(
             }
         )
         return
+    from rich.markup import escape
+    from rich.table import Table
+
     out = stdout_console()
     table = Table(title=f"overall score: {result.overall_score:.2f}/100", title_justify="left")
     for column in ("metric", "score", "weight", "comment"):

@@ -19,38 +19,42 @@ import logging
 import sys
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import duckdb
 import typer
-from pythonjsonlogger.json import JsonFormatter
 
-from mixseek.api import Mixseek
 from mixseek.cli.console import stderr_console, stdout_console
+from mixseek.cli.engine_options import (
+    EngineOption,
+    EnginePlan,
+    TemporalAddressOption,
+    WorkersOption,
+    plan_engine,
+)
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
-from mixseek.cli.live_view import LiveView
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
 from mixseek.cli.otel import OtelOption, apply_otel
 from mixseek.cli.prompt_input import given_text
 from mixseek.cli.render import check_output_format, print_json
-from mixseek.cli.summary_view import print_summary
-from mixseek.config.bundle import ExecutionConfig, load_execution_config
 from mixseek.config.workspace import Workspace, resolve_workspace
 from mixseek.errors import InputError
-from mixseek.orchestrator.events import EventSink, JsonlFileSink, LogLineSink
 from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execution_id
-from mixseek.orchestrator.models import ExecutionSummary
-from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES, new_execution_id
-from mixseek.orchestrator.preflight import preflight, reference_problems
 from mixseek.redaction import RedactingFormatter
-from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.errors import StorageError
-from mixseek.storage.health import check_store
+
+if TYPE_CHECKING:
+    from mixseek.api import Mixseek
+    from mixseek.config.bundle import ExecutionConfig
+    from mixseek.orchestrator.engine import Engine
+    from mixseek.orchestrator.events import EventSink
+    from mixseek.orchestrator.models import ExecutionSummary
+    from mixseek.storage.aggregation_store import AggregationStore
 
 
 def _json_log_formatter() -> logging.Formatter:
     """One JSON object a line: at, level, logger, message, exception, and the `extra=` fields."""
+    from pythonjsonlogger.json import JsonFormatter
+
     return JsonFormatter(
         "{asctime}{levelname}{name}{message}",
         style="{",
@@ -106,8 +110,21 @@ def exec_command(
         str, typer.Option("--log-format", help="logs/mixseek.log as text or json.")
     ] = "text",
     otel: OtelOption = None,
+    engine: EngineOption = None,
+    temporal_address: TemporalAddressOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Run all teams on PROMPT for up to max_rounds rounds; the best submission wins."""
+    # the engine loads here, not with the module: every command, `mixseek --help` too, imports it
+    from mixseek.api import Mixseek
+    from mixseek.cli.summary_view import print_summary
+    from mixseek.config.bundle import load_execution_config
+    from mixseek.orchestrator.orchestrator import new_execution_id
+    from mixseek.orchestrator.preflight import reference_problems
+    from mixseek.storage.aggregation_store import AggregationStore
+    from mixseek.storage.errors import StorageError
+    from mixseek.storage.health import check_store
+
     check_output_format(output_format)
     check_output_format(log_format, "--log-format")
     prompt = given_text(prompt, prompt_file, name="PROMPT", option="--prompt-file")
@@ -132,6 +149,7 @@ def exec_command(
             raise typer.Exit(EXIT_FAILURE)
         # no model is built, let alone called, before the store is known to be readable and writable
         check_store(ws.db_path)
+        engine_plan = plan_engine(loaded, engine, temporal_address, workers)
     except KeyboardInterrupt:
         ignore_interrupts()
         announce_interrupt("interrupted: no execution was started")
@@ -139,7 +157,7 @@ def exec_command(
     execution_id = resume or execution_id or new_execution_id()
     store = AggregationStore(ws.db_path)
     try:
-        run = _Run(Mixseek.from_config(loaded), execution_id, prompt, resume)
+        run = _Run(Mixseek.from_config(loaded), execution_id, prompt, resume, engine_plan)
         summary = _execute(run, output_format, log_format)
         if output_format == "json":
             print_json(summary.model_dump(mode="json"))
@@ -167,6 +185,8 @@ def _check_execution_id(execution_id: str | None, resume: str | None) -> None:
 
 
 def _dry_run(loaded: ExecutionConfig, output_format: str) -> None:
+    from mixseek.orchestrator.preflight import preflight
+
     problems = asyncio.run(preflight(loaded))
     err = stderr_console()
     for problem in problems:
@@ -194,10 +214,14 @@ class _Run:
     execution_id: str
     prompt: str | None
     resume: str | None
+    engine: EnginePlan
 
 
 def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary:
     """Run the execution with its logs and live view; they are closed before this returns or raises."""
+    from mixseek.cli.live_view import LiveView
+    from mixseek.orchestrator.events import JsonlFileSink, LogLineSink
+
     config = run.mixseek.config
     ws = config.workspace
     interactive = sys.stdout.isatty() and output_format == "text"
@@ -210,15 +234,16 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
             sinks.append(live)
         else:
             sinks.append(LogLineSink(sys.stderr))
-        return asyncio.run(_follow(run, sinks))
+        engine = stack.enter_context(run.engine.start(ws))
+        return asyncio.run(_follow(run, sinks, engine))
 
 
-async def _follow(run: _Run, sinks: list[EventSink]) -> ExecutionSummary:
+async def _follow(run: _Run, sinks: list[EventSink], engine: Engine) -> ExecutionSummary:
     """The execution, each of its events handed to every sink (a failing sink stops nothing)."""
     if run.resume is not None:
-        iteration = run.mixseek.iter(resume=run.resume)
+        iteration = run.mixseek.iter(resume=run.resume, engine=engine)
     else:
-        iteration = run.mixseek.iter(run.prompt, execution_id=run.execution_id)
+        iteration = run.mixseek.iter(run.prompt, execution_id=run.execution_id, engine=engine)
     async with iteration as execution:
         async for event in execution:
             for sink in sinks:
@@ -229,6 +254,11 @@ async def _follow(run: _Run, sinks: list[EventSink]) -> ExecutionSummary:
 
 def _aftermath(store: AggregationStore, ws: Workspace, execution_id: str) -> str:
     """What a user can do with the execution after it stopped early, as read from the store."""
+    import duckdb
+
+    from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
+    from mixseek.storage.errors import StorageError
+
     resume = f"resume with: mixseek exec --resume {execution_id} -w {ws.root}"
     try:
         record = asyncio.run(store.get_execution(execution_id))

@@ -2,20 +2,21 @@
 
 The flag wins over `[orchestrator] telemetry` (and its `MIXSEEK_ORCHESTRATOR__TELEMETRY`). Either
 is switched on before anything runs, so a missing package is one line and exit 2, not a failure
-after the execution was created.
+after the execution was created. OpenTelemetry loads only then (`exec --help` needs none of it).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, cast
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import InputError
-from mixseek.orchestrator.orchestrator import telemetry_site
-from mixseek.telemetry import TELEMETRY_MODES, TelemetryMode, configure_telemetry
+
+if TYPE_CHECKING:
+    from mixseek.config.bundle import ExecutionConfig
+    from mixseek.config.orchestrator import TelemetryMode
 
 OtelOption = Annotated[
     str | None,
@@ -30,9 +31,12 @@ OtelOption = Annotated[
 
 def apply_otel(loaded: ExecutionConfig, otel: str | None) -> ExecutionConfig:
     """Switch on the spans `--otel`, or else the config, asks for; the config with the flag's choice."""
+    from mixseek.orchestrator.orchestrator import telemetry_site
+    from mixseek.telemetry import TELEMETRY_MODES, configure_telemetry
+
     if otel is not None and otel not in TELEMETRY_MODES:
         raise InputError(f"--otel: must be one of {', '.join(TELEMETRY_MODES)} (got '{otel}')")
-    mode = cast(TelemetryMode, otel) if otel is not None else loaded.orchestrator.value.telemetry
+    mode = cast("TelemetryMode", otel) if otel is not None else loaded.orchestrator.value.telemetry
     if mode != "off":
         source, key = ("--otel", None) if otel is not None else telemetry_site(loaded.orchestrator)
         configure_telemetry(mode, source=source, key=key)

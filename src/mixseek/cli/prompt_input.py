@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mixseek.config.loader import decode_utf8
 from mixseek.errors import ConfigError, InputError
 
 STDIN = "-"
@@ -27,6 +26,8 @@ def read_text_input(path: str, option: str) -> str:
     except OSError as exc:
         raise ConfigError(option, where, f"cannot read: {exc.strerror or exc}") from None
     # the config files' decoder, so a bad byte reads the same here; a byte-order mark is no prompt
+    from mixseek.config.loader import decode_utf8
+
     return decode_utf8(data, f"{option}: {where}").removeprefix("\ufeff")
 
 

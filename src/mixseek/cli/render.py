@@ -1,17 +1,21 @@
-"""Shared pieces of command output: output-format checks, usage rows, JSON printing."""
+"""Shared pieces of command output: output-format checks, usage rows, JSON printing.
+
+Imported by the quick commands too (`runs list`, `config validate`), so nothing here loads
+pydantic-ai until usage from a model run is shown."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from pydantic_ai import RunUsage
-from rich.table import Table
 
-from mixseek.agents.leader.models import usage_to_dict
 from mixseek.errors import InputError
 from mixseek.redaction import redact
+
+if TYPE_CHECKING:
+    from pydantic_ai import RunUsage
+    from rich.table import Table
 
 OUTPUT_FORMATS = ("text", "json")
 
@@ -31,6 +35,8 @@ def print_json(data: Any) -> None:
 
 
 def usage_table(rows: dict[str, RunUsage]) -> Table:
+    from rich.table import Table
+
     table = Table(title="token usage", title_justify="left")
     for column in ("", "requests", "input tokens", "output tokens", "tool calls"):
         table.add_column(column, justify="right" if column else "left")
@@ -46,4 +52,6 @@ def usage_table(rows: dict[str, RunUsage]) -> Table:
 
 
 def usage_json(usage: RunUsage) -> dict[str, Any]:
+    from mixseek.agents.leader.models import usage_to_dict  # with the agents that produced `usage`
+
     return dict(usage_to_dict(usage))

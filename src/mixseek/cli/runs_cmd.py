@@ -3,40 +3,29 @@
 The store is opened read-only, so these commands never create a database
 file and can run beside `mixseek exec` writing to the same workspace. They
 render the store's read model (`storage.views`): JSON is its dump, text and
-Markdown lay it out.
+Markdown lay it out (`runs_text`, `runs_export`, `report.html`).
+
+The store, its read model and the layouts load inside the commands, only the one a command needs:
+every `mixseek` command, `--help` too, imports this module.
 """
 
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.cells import cell_len
 
 from mixseek.cli.errors import cli_errors
 from mixseek.cli.options import OutputFormatOption, WorkspaceOption
 from mixseek.cli.render import check_output_format, json_text, print_json
-from mixseek.cli.runs_export import (
-    judgment_text,
-    leaderboard_rows,
-    markdown_report,
-    one_line,
-    score_text,
-    steps_text,
-    stop_text,
-    team_heading,
-    usage_text,
-)
 from mixseek.config.workspace import resolve_workspace
 from mixseek.errors import InputError
-from mixseek.report.content import without_controls
-from mixseek.report.html import render_html_report
-from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.views import ExecutionOverview, ExecutionView, TeamView
 from mixseek.text_safety import strip_controls
+
+if TYPE_CHECKING:
+    from mixseek.storage.views import ExecutionOverview, ExecutionView
 
 runs_app = typer.Typer(no_args_is_help=True, help="List, inspect and export stored executions.")
 
@@ -60,6 +49,8 @@ def resume_hints(entries: list[ExecutionOverview], workspace: Path | None) -> li
 
 
 async def _view(command: str, db: Path, execution_id: str) -> ExecutionView:
+    from mixseek.storage.aggregation_store import AggregationStore
+
     missing = InputError(f"runs {command}: no execution '{execution_id}' in {db}")
     if not db.exists():  # anything else there (a directory, a damaged file) is reported by the store
         raise missing
@@ -71,120 +62,10 @@ async def _view(command: str, db: Path, execution_id: str) -> ExecutionView:
 
 
 async def _list(db: Path, limit: int) -> list[ExecutionOverview]:
+    from mixseek.storage.aggregation_store import AggregationStore
+
     async with AggregationStore(db, read_only=True) as store:
         return await store.list_execution_overviews(limit)
-
-
-# -- plain-text rendering -------------------------------------------------------------
-
-
-def columns(rows: list[list[str]], indent: str = "") -> list[str]:
-    """Rows as left-aligned columns two spaces apart (by display width), no trailing blanks."""
-    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(rows[0]))] if rows else []
-    return [
-        indent
-        + "  ".join(
-            value + " " * (widths[i] - cell_len(value)) if i < len(row) - 1 else value
-            for i, value in enumerate(row)
-        )
-        for row in rows
-    ]
-
-
-def _when(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M:%S") if value is not None else "-"
-
-
-def list_lines(entries: list[ExecutionOverview]) -> list[str]:
-    header = [
-        "execution",
-        "status",
-        "started (UTC)",
-        "duration",
-        "best team",
-        "best score",
-        "rounds",
-        "tokens",
-    ]
-    rows = [
-        [
-            e.execution_id,
-            e.status,
-            _when(e.started_at),
-            f"{e.duration_seconds:.1f} s",
-            e.best_team or "-",
-            score_text(e.best_score),
-            str(e.rounds_run),
-            str(e.total_tokens),
-        ]
-        for e in entries
-    ]
-    return columns([header, *rows])
-
-
-def _team_lines(team: TeamView) -> list[str]:
-    parts = [team.status, f"{team.rounds_completed} round(s) scored"]
-    if team.best_round is not None:
-        parts.append(f"best round {team.best_round} ({score_text(team.best_score)})")
-    if team.exit_reason:
-        parts.append(f"stopped because {team.exit_reason}")
-    if team.error:
-        parts.append(f"error: {one_line(team.error)}")
-    lines = [f"team {team_heading(team)}: {', '.join(parts)}"]
-    for r in team.rounds:
-        state = "" if r.status == "completed" else f" [{r.status}]"
-        final = " (final)" if r.is_final else ""
-        lines.append(f"  round {r.round_number}: {score_text(r.score)}/100{final}{state}")
-        if r.error:
-            lines.append(f"    error: {one_line(r.error)}")
-        if r.metrics:
-            metric_rows = [[name, score_text(m.score), one_line(m.comment)] for name, m in r.metrics.items()]
-            lines += columns([["metric", "score", "comment"], *metric_rows], indent="    ")
-        lines.append(f"    judgment: {one_line(judgment_text(r.judgment))}")
-        lines.append(f"    members: {r.members.succeeded} succeeded, {r.members.failed} failed")
-        steps = steps_text(r.member_submissions)
-        if steps:
-            lines.append(f"    steps: {steps}")
-    return lines
-
-
-def show_lines(view: ExecutionView) -> list[str]:
-    view = without_controls(view)
-    prompt_lines = view.user_prompt.splitlines() or [""]
-    lines = [
-        f"execution {view.execution_id}: {view.status}{stop_text(view)}",
-        f"prompt: {prompt_lines[0]}",
-        *(f"  {line}" for line in prompt_lines[1:]),
-        f"started {_when(view.started_at)} UTC, duration {view.duration_seconds:.1f} s, "
-        f"{view.rounds_run} round(s)",
-        "",
-        "leaderboard",
-    ]
-    if view.leaderboard:
-        ranked = [[str(v) for v in row] for row in leaderboard_rows(view.leaderboard)]
-        lines += columns([["#", "team", "best score", "rounds"], *ranked], indent="  ")
-    else:
-        lines.append("  no team has completed a round")
-    for team in view.teams:
-        lines += ["", *_team_lines(team)]
-    best = view.best
-    lines.append("")
-    if best:
-        lines += [
-            f"winning submission: {best.team_name} ({best.team_id}), round {best.round_number}, "
-            f"score {score_text(best.score)}/100",
-            best.content,
-        ]
-    else:
-        lines.append("no winning submission")
-    lines += ["", f"usage: {usage_text(view.usage)}"]
-    site_rows = [
-        [site, str(u.requests), str(u.input_tokens), str(u.output_tokens)]
-        for site, u in view.usage_by_site.items()
-    ]
-    if site_rows:
-        lines += columns([["site", "requests", "input tokens", "output tokens"], *site_rows], indent="  ")
-    return lines
 
 
 def _echo(lines: list[str]) -> None:
@@ -211,6 +92,8 @@ def runs_list(
     elif not entries:
         typer.echo(f"no executions yet in {db.parent} (run 'mixseek exec')")
     else:
+        from mixseek.cli.runs_text import list_lines
+
         _echo([*list_lines(entries), *resume_hints(entries, workspace)])
 
 
@@ -227,6 +110,8 @@ def runs_show(
     if output_format == "json":
         print_json(view.document(details=False))
     else:
+        from mixseek.cli.runs_text import show_lines
+
         lines = show_lines(view)
         if view.status == "interrupted":
             lines.insert(1, f"resume with: {resume_command(execution_id, workspace)}")
@@ -247,7 +132,11 @@ def _export_text(view: ExecutionView, export_format: str) -> str:
     if export_format == "json":
         return json_text(view.document()) + "\n"
     if export_format == "html":
+        from mixseek.report.html import render_html_report
+
         return render_html_report(view)
+    from mixseek.cli.runs_export import markdown_report
+
     return markdown_report(view)
 
 

@@ -1,30 +1,29 @@
-"""`mixseek team` and `mixseek member`: run one team or one member on a prompt, once."""
+"""`mixseek team` and `mixseek member`: run one team or one member on a prompt, once.
+
+The agents (and pydantic-ai) load inside the commands: every `mixseek` command, `--help` too,
+imports this module.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic_ai import RunUsage
-from rich.markup import escape
-from rich.rule import Rule
-from rich.table import Table
 
-from mixseek.agents.member.registry import create_member
-from mixseek.agents.team import create_team
-from mixseek.agents.team_result import TeamRunResult
 from mixseek.cli.console import stdout_console
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.options import OutputFormatOption, PromptFileOption
 from mixseek.cli.prompt_input import given_text, required_text
 from mixseek.cli.render import check_output_format, print_json, usage_json, usage_table
-from mixseek.config.bundle import TeamEntry
-from mixseek.config.team_models import TeamConfig
-from mixseek.config.teams import load_member_file, load_team
-from mixseek.orchestrator.preflight import function_problems
 from mixseek.text_safety import strip_controls
+
+if TYPE_CHECKING:
+    from pydantic_ai import RunUsage
+
+    from mixseek.agents.team_result import TeamRunResult
+    from mixseek.config.team_models import TeamConfig
 
 ConfigArg = Annotated[Path, typer.Option("--config", "-c", help="The TOML file to run.", show_default=False)]
 
@@ -41,6 +40,10 @@ def _usage(result: TeamRunResult, kind: str) -> dict[str, RunUsage]:
 
 
 def _print_team(result: TeamRunResult, config: TeamConfig, usage: dict[str, RunUsage]) -> None:
+    from rich.markup import escape
+    from rich.rule import Rule
+    from rich.table import Table
+
     out = stdout_console()
     out.print(Rule(f"team {escape(config.team_id)} ({escape(config.team_name)}): {config.kind}"))
     out.print(escape(strip_controls(result.output)), markup=True)
@@ -72,6 +75,10 @@ def _print_team(result: TeamRunResult, config: TeamConfig, usage: dict[str, RunU
 def _load_team(path: Path) -> TeamConfig:
     """The team file, its workflow's functions checked first so that each missing one is a line
     naming its file and key, as `config validate` names it."""
+    from mixseek.config.bundle import TeamEntry
+    from mixseek.config.teams import load_team
+    from mixseek.orchestrator.preflight import function_problems
+
     loaded = load_team(path)
     entry = TeamEntry(path, loaded.config, loaded.member_origins, loaded.workflow_key)
     problems = function_problems(entry.function_sites())
@@ -91,6 +98,8 @@ def team_command(
 ) -> None:
     """Run one team (a leader and its members, or a workflow's steps) on PROMPT once and show what
     each member or executor did."""
+    from mixseek.agents.team import create_team
+
     check_output_format(output_format)
     prompt = _prompt(prompt, prompt_file)
     path = config.resolve()
@@ -121,6 +130,9 @@ def member_command(
     output_format: OutputFormatOption = "text",
 ) -> None:
     """Run one member agent on PROMPT once."""
+    from mixseek.agents.member.registry import create_member
+    from mixseek.config.teams import load_member_file
+
     check_output_format(output_format)
     prompt = _prompt(prompt, prompt_file)
     path = config.resolve()
@@ -137,6 +149,9 @@ def member_command(
             }
         )
         return
+    from rich.markup import escape
+    from rich.rule import Rule
+
     out = stdout_console()
     out.print(Rule(f"member {escape(member_config.agent_name)} ({member_config.agent_type})"))
     out.print(escape(strip_controls(result.content)))

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
-from mixseek.telemetry import TelemetryMode
 
 NO_TEAMS = 'at least one [[orchestrator.teams]] entry with config = "path" is required'
+
+
+TelemetryMode = Literal["off", "console", "otlp", "logfire"]
+"""Where OpenTelemetry spans go (`mixseek.telemetry` acts on it)."""
 
 
 class TeamReference(BaseModel):
@@ -46,6 +51,8 @@ class OrchestratorSettings(MixseekSettings):
     model_limits: dict[str, ModelLimitConfig] = Field(default_factory=dict)
     retry_base_delay_seconds: float = Field(default=1.0, ge=0)
     retry_max_delay_seconds: float = Field(default=60.0, ge=0)
+    engine: Literal["local", "temporal"] = "local"
+    """What runs the rounds: this process, or a Temporal workflow (`mixseek exec --engine` wins)."""
     telemetry: TelemetryMode = "off"
     """Where OpenTelemetry spans go (`mixseek.telemetry`); `mixseek exec --otel` wins over it."""
     evaluator_config: str = "evaluator.toml"

@@ -1,23 +1,36 @@
 """mixseek.llm: model strings ("provider:model") to pydantic-ai models.
 
-Importing this package imports no provider SDK; a provider's SDK is imported only when a model of
-that provider is checked or created.
+Importing this package imports no provider SDK, nor pydantic-ai itself: each name is loaded on
+first use, and checking a model string (`check_credentials`, `required_env_var`,
+`parse_model_string`) loads pydantic-ai only to look up one of its providers. A provider's SDK is
+imported only when a model of that provider is checked or created.
 """
 
-from mixseek.llm.credentials import CREDENTIAL_RULES
-from mixseek.llm.factory import check_credentials, create_model, required_env_var
-from mixseek.llm.middleware import ModelWrapper, wrap_models
-from mixseek.llm.model_string import ModelString, parse_model_string
-from mixseek.llm.overrides import ModelOverride, override_models
-from mixseek.llm.registry import (
-    ModelCheck,
-    ModelFactory,
-    ModelProvider,
-    register_model_provider,
-    registered_prefixes,
-    unregister_model_provider,
-)
-from mixseek.llm.settings import build_model_settings
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "CREDENTIAL_RULES": "mixseek.llm.credentials",
+    "check_credentials": "mixseek.llm.checks",
+    "required_env_var": "mixseek.llm.checks",
+    "create_model": "mixseek.llm.factory",
+    "ModelWrapper": "mixseek.llm.middleware",
+    "wrap_models": "mixseek.llm.middleware",
+    "ModelString": "mixseek.llm.model_string",
+    "parse_model_string": "mixseek.llm.model_string",
+    "ModelOverride": "mixseek.llm.overrides",
+    "override_models": "mixseek.llm.overrides",
+    "ModelCheck": "mixseek.llm.registry",
+    "ModelFactory": "mixseek.llm.registry",
+    "ModelProvider": "mixseek.llm.registry",
+    "register_model_provider": "mixseek.llm.registry",
+    "registered_prefixes": "mixseek.llm.registry",
+    "unregister_model_provider": "mixseek.llm.registry",
+    "build_model_settings": "mixseek.llm.settings",
+}
 
 __all__ = [
     "CREDENTIAL_RULES",
@@ -38,3 +51,33 @@ __all__ = [
     "unregister_model_provider",
     "wrap_models",
 ]
+
+if TYPE_CHECKING:
+    from mixseek.llm.checks import check_credentials, required_env_var
+    from mixseek.llm.credentials import CREDENTIAL_RULES
+    from mixseek.llm.factory import create_model
+    from mixseek.llm.middleware import ModelWrapper, wrap_models
+    from mixseek.llm.model_string import ModelString, parse_model_string
+    from mixseek.llm.overrides import ModelOverride, override_models
+    from mixseek.llm.registry import (
+        ModelCheck,
+        ModelFactory,
+        ModelProvider,
+        register_model_provider,
+        registered_prefixes,
+        unregister_model_provider,
+    )
+    from mixseek.llm.settings import build_model_settings
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mixseek.llm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -2,16 +2,13 @@
 
 Looking a provider up imports pydantic-ai's provider module, which imports the provider's SDK
 (`openai`, `anthropic`, ...). That happens only here, when a model of that provider is checked or
-built, never when `mixseek.llm` is imported.
+built, never when `mixseek.llm` (or this module) is imported.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-
-from pydantic_ai.exceptions import UserError
-from pydantic_ai.providers import infer_provider_class
 
 from mixseek.errors import InputError
 from mixseek.llm.credentials import CREDENTIAL_RULES
@@ -73,6 +70,9 @@ def unknown_provider_error(model: str, role: str, provider: str, known: tuple[st
 
 def ensure_known_provider(model: str, role: str, provider: str, *, registered: tuple[str, ...] = ()) -> None:
     """Raise unless pydantic-ai knows `provider` (a canonical name) and its SDK imports."""
+    from pydantic_ai.exceptions import UserError
+    from pydantic_ai.providers import infer_provider_class
+
     try:
         infer_provider_class(provider)
     except ImportError as exc:

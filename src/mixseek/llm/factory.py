@@ -10,6 +10,8 @@ Resolution order for a model string:
    `infer_model` builds the model, which makes one HTTP attempt per request (retrying is
    mixseek's, see `retrying`) and redacts credentials echoed in its answers (see `redacting`).
 
+The checks of steps 3 and 4 that build nothing are `checks.check_credentials`.
+
 A pydantic-ai `Model` object (a config written in code) is used as it is, with the same
 single-attempt and redaction wrappers as a model built from a string; it goes by its label
 (`model_objects.model_label`) wherever a string is needed.
@@ -20,21 +22,28 @@ Every failure is an `InputError` that names the model string and the role it was
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import Model, infer_model
 
-from mixseek.errors import InputError, MissingCredentialsError, MixseekError, describe_exception
-from mixseek.llm.builtin import ensure_known_provider, missing_sdk_error
-from mixseek.llm.credentials import missing_env_var, primary_env_var
+from mixseek.errors import InputError, MissingCredentialsError
+from mixseek.llm.builtin import missing_sdk_error
+from mixseek.llm.checks import (
+    call_plugin,
+    check_builtin,
+    check_credentials,
+    describe_failure,
+    required_env_var,
+)
 from mixseek.llm.middleware import apply_wrappers
 from mixseek.llm.model_objects import model_label
 from mixseek.llm.model_string import TEST_MODEL, ModelString, parse_model_string
-from mixseek.llm.overrides import has_override, overridden_model
+from mixseek.llm.overrides import overridden_model
 from mixseek.llm.redacting import RedactingModel
-from mixseek.llm.registry import ModelProvider, registered_prefixes, registered_provider
+from mixseek.llm.registry import ModelProvider, registered_provider
 from mixseek.llm.retrying import SingleAttemptModel
+
+__all__ = ["check_credentials", "create_model", "required_env_var"]
 
 _SET_ENV_VAR_RE = re.compile(r"Set the `([A-Z][A-Z0-9_]*)` environment variable")
 
@@ -65,7 +74,7 @@ def _build_model(model: str, role: str) -> Model:
         return _from_plugin(plugin, spec, model, role)
 
     provider = spec.canonical_provider
-    _check_builtin(model, role, provider)
+    check_builtin(model, role, provider)
     try:
         built = infer_model(f"{provider}:{spec.name}")
     except ImportError as exc:
@@ -74,55 +83,13 @@ def _build_model(model: str, role: str) -> Model:
         env_var = _env_var_named_in(exc)
         if env_var is not None:
             raise MissingCredentialsError(model, role, env_var) from exc
-        raise InputError(f"model {model!r} for {role} could not be created: {_describe(exc)}") from exc
+        raise InputError(f"model {model!r} for {role} could not be created: {describe_failure(exc)}") from exc
     # one HTTP attempt per request (mixseek retries, above the governor); no echoed key gets in
     return RedactingModel(SingleAttemptModel(built))
 
 
-def check_credentials(model: str | Model, *, role: str) -> None:
-    """Do every check `create_model` does without building the model.
-
-    For `--dry-run` and `config validate`. Raises the same errors `create_model` would raise
-    before construction. A model object needs no check: it is built already.
-    """
-    if isinstance(model, Model) or model == TEST_MODEL or has_override(model):
-        return
-    spec = parse_model_string(model, role=role)
-    plugin = registered_provider(spec.provider)
-    if plugin is not None:
-        if plugin.check is not None:
-            _call_plugin(plugin.check, spec, model, role)
-        return
-    _check_builtin(model, role, spec.canonical_provider)
-
-
-def required_env_var(model: str | Model) -> str | None:
-    """The environment variable holding the credential `model` needs, whether or not it is set.
-
-    None for model objects, `test`, overridden strings, registered prefixes (such as `local:`),
-    providers whose credentials come from elsewhere (AWS profiles, Google ADC) and strings that are
-    not valid model strings (`check_credentials` reports those).
-    """
-    if isinstance(model, Model) or model == TEST_MODEL or has_override(model):
-        return None
-    try:
-        spec = parse_model_string(model, role="")
-    except MixseekError:
-        return None
-    if registered_provider(spec.provider) is not None:
-        return None
-    return primary_env_var(spec.canonical_provider)
-
-
-def _check_builtin(model: str, role: str, provider: str) -> None:
-    ensure_known_provider(model, role, provider, registered=registered_prefixes())
-    env_var = missing_env_var(provider)
-    if env_var is not None:
-        raise MissingCredentialsError(model, role, env_var)
-
-
 def _from_plugin(plugin: ModelProvider, spec: ModelString, model: str, role: str) -> Model:
-    result = _call_plugin(plugin.factory, spec, model, role)
+    result = call_plugin(plugin.factory, spec, model, role)
     if not isinstance(result, Model):
         raise InputError(
             f"model {model!r} for {role}: the {plugin.prefix!r} provider returned "
@@ -131,24 +98,9 @@ def _from_plugin(plugin: ModelProvider, spec: ModelString, model: str, role: str
     return result
 
 
-def _call_plugin(function: Callable[[str], object], spec: ModelString, model: str, role: str) -> object:
-    try:
-        return function(spec.name)
-    except Exception as exc:
-        raise InputError(f"model {model!r} for {role}: {_describe(exc)}") from exc
-
-
 def _env_var_named_in(exc: Exception) -> str | None:
     """The variable a pydantic-ai provider asks for when mixseek's table had no rule for it."""
     if not isinstance(exc, UserError):
         return None
     match = _SET_ENV_VAR_RE.search(str(exc))
     return match.group(1) if match else None
-
-
-def _describe(exc: BaseException) -> str:
-    """mixseek's and pydantic-ai's own errors read without their type name."""
-    if isinstance(exc, MixseekError | UserError):
-        lines = str(exc).strip().splitlines()
-        return lines[0] if lines else type(exc).__name__
-    return describe_exception(exc)

@@ -6,7 +6,7 @@
 - `local:<path>` runs any GGUF file: a name with a path separator, starting with `~` or ending in
   `.gguf` is a path (relative paths are relative to the working directory).
 
-Nothing is downloaded. `check_local_model` (for `--dry-run`) verifies that `llama_cpp` imports
+Nothing is downloaded. `check_local_model` (for `--dry-run`) verifies that `llama_cpp` is installed
 and that the file exists and is a GGUF file, without loading it; `create_local_model` returns a
 `LlamaCppModel`, which loads the file on its first request, once per process.
 `MIXSEEK_LOCAL_THREADS` sets llama.cpp's thread count (default: the usable CPUs less one).
@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,14 +36,32 @@ THREADS_ENV = "MIXSEEK_LOCAL_THREADS"
 """Environment variable: llama.cpp threads for the embedded model (default: usable CPUs less one)."""
 
 
+def _missing_llama_cpp(name: str) -> InputError:
+    message = LOCAL_EXTRA_HINT
+    if name == SMOLLM2 and _smollm2_directory() is None:
+        message += f"; {SMOLLM2_HINT}"
+    return InputError(message)
+
+
 def _require_llama_cpp(name: str) -> None:
     try:
         importlib.import_module("llama_cpp")
     except ImportError as exc:
-        message = LOCAL_EXTRA_HINT
-        if name == SMOLLM2 and _smollm2_directory() is None:
-            message += f"; {SMOLLM2_HINT}"
-        raise InputError(message) from exc
+        raise _missing_llama_cpp(name) from exc
+
+
+def _find_llama_cpp(name: str) -> None:
+    """`_require_llama_cpp` for a check: finds the package without importing it (it loads numpy
+    and llama.cpp's library, 0.15 s, which `config validate` of a sample workspace would pay)."""
+    if "llama_cpp" in sys.modules:
+        found = sys.modules["llama_cpp"] is not None
+    else:
+        try:
+            found = importlib.util.find_spec("llama_cpp") is not None
+        except (ImportError, ValueError):
+            found = False
+    if not found:
+        raise _missing_llama_cpp(name)
 
 
 def _smollm2_directory() -> Path | None:
@@ -117,7 +136,7 @@ def threads_from_env() -> int | None:
 def check_local_model(name: str) -> None:
     """Validate `local:<name>` without loading the model."""
     _check_name(name)
-    _require_llama_cpp(name)
+    _find_llama_cpp(name)
     resolve_local_model(name)
     threads_from_env()
 

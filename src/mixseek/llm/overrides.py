@@ -14,16 +14,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING, TypeAlias
 
-from pydantic_ai.models import Model
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
 
-ModelOverride = Mapping[str, Model] | Callable[[str], Model | None]
-_Layer = Callable[[str], Model | None]
+# pydantic-ai is imported only once there is an override (its models exist by then): checking a
+# model string (`config validate`) asks `has_override` and must not load pydantic-ai for it
+ModelOverride: TypeAlias = "Mapping[str, Model] | Callable[[str], Model | None]"
+_Layer: TypeAlias = "Callable[[str], Model | None]"
 
 _active: ContextVar[tuple[_Layer, ...]] = ContextVar("mixseek_model_overrides", default=())
 
 
 def _layer(models: ModelOverride) -> _Layer:
+    from pydantic_ai.models import Model
+
     if isinstance(models, Mapping):
         table = dict(models)
         for key, value in table.items():
@@ -61,6 +67,8 @@ def overridden_model(model: str) -> Model | None:
     for layer in reversed(_active.get()):
         result = layer(model)
         if result is not None:
+            from pydantic_ai.models import Model
+
             if not isinstance(result, Model):
                 raise TypeError(
                     f"model override returned {type(result).__name__} for {model!r}, not a pydantic-ai Model"

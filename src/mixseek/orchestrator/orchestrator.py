@@ -22,23 +22,18 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from pydantic_ai import UsageLimitExceeded
 
+import mixseek.orchestrator.collector as collector
 import mixseek.telemetry as telemetry
-from mixseek.agents.leader.agent import build_message_serializer
-from mixseek.agents.team import create_team
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.loader import Loaded
 from mixseek.config.orchestrator import OrchestratorSettings
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
-from mixseek.evaluator import Evaluator
-from mixseek.llm import wrap_models
-from mixseek.llm.governor import Budget, Governor, ModelLimit
-from mixseek.llm.retrying import RetryTiming, retry_timing
 from mixseek.llm.usage import usage_from_dict
+from mixseek.orchestrator.components import build_components
 from mixseek.orchestrator.events import (
     EventBus,
     EventSink,
@@ -60,9 +55,8 @@ from mixseek.orchestrator.models import (
     TeamSummary,
     degraded_reasons,
 )
-from mixseek.prompt_builder.builder import UserPromptBuilder
+from mixseek.orchestrator.progress import TeamProgress
 from mixseek.round_controller.controller import RoundController
-from mixseek.round_controller.judgment_client import JudgmentClient
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.errors import RecordNotFoundError
@@ -86,23 +80,6 @@ def new_execution_id() -> str:
     return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 
-@dataclass
-class TeamProgress:
-    """What the store says a team has done so far in this execution."""
-
-    completed: dict[int, float] = field(default_factory=dict)
-    decisions: dict[int, bool] = field(default_factory=dict)
-    exit_reason: str | None = None
-    failed: str | None = None
-
-    def alive_at(self, round_number: int) -> bool:
-        return self.failed is None and all(self.decisions.get(k) for k in range(1, round_number))
-
-    def best_round(self) -> int:
-        """The round marked final: the best score, the later round on a tie."""
-        return max(self.completed, key=lambda r: (self.completed[r], r))
-
-
 class Orchestrator:
     """One execution of all configured teams; models are built once, up front."""
 
@@ -124,27 +101,12 @@ class Orchestrator:
         if s.telemetry != "off":  # "off" switches nothing on: see `mixseek.telemetry`
             source, key = telemetry_site(config.orchestrator)
             telemetry.configure_telemetry(s.telemetry, source=source, key=key)
-        self.governor = Governor(
-            Budget(s.max_total_tokens, s.max_requests, s.max_cost_usd),
-            ModelLimit(s.max_concurrent_requests_per_model, s.requests_per_minute_per_model),
-            {
-                k: ModelLimit(v.max_concurrent_requests, v.requests_per_minute)
-                for k, v in s.model_limits.items()
-            },
-        )
-        timing = RetryTiming(s.retry_base_delay_seconds, s.retry_max_delay_seconds)
-        evaluator_dir = config.evaluator.file.parent if config.evaluator.file else config.workspace.configs
-        with wrap_models(self.governor.wrap), retry_timing(timing):
-            # settings as loaded with the config (read once); the ranking comes in each context
-            self.prompt_builder = UserPromptBuilder(config.workspace.root, settings=config.prompt_builder)
-            self.evaluator = Evaluator(
-                config.evaluator.value, self.prompt_builder.build_evaluator_prompt, base_dir=evaluator_dir
-            )
-            self.judgment = JudgmentClient(config.judgment.value, self.prompt_builder.build_judgment_prompt)
-            self.teams = {
-                entry.config.team_id: create_team(entry.config, base_dir=entry.path.parent)
-                for entry in config.teams
-            }
+        parts = build_components(config)
+        self.governor = parts.governor
+        self.prompt_builder = parts.prompt_builder
+        self.evaluator = parts.evaluator
+        self.judgment = parts.judgment
+        self.teams = parts.teams
 
     # -- public ---------------------------------------------------------------
 
@@ -153,8 +115,8 @@ class Orchestrator:
         data: dict[str, object] = {
             "workspace": str(self.config.workspace.root),
             "orchestrator_file": str(self.config.orchestrator.file),
-            # where spans go changes nothing a resume would redo
-            "orchestrator": self.settings.model_dump(mode="json", exclude={"telemetry"}),
+            # where spans go, and which engine runs the rounds, change nothing a resume would redo
+            "orchestrator": self.settings.model_dump(mode="json", exclude={"telemetry", "engine"}),
             "teams": {e.config.team_id: e.config.model_dump(mode="json") for e in self.config.teams},
             "evaluator": self.config.evaluator.value.model_dump(mode="json"),
             "judgment": self.config.judgment.value.model_dump(mode="json"),
@@ -303,7 +265,8 @@ class Orchestrator:
                 teams=len(self.teams),
                 max_rounds=self.settings.max_rounds,
             ) as span:
-                summary = await self._drive(execution_id, user_prompt)
+                with collector.fewer_collections():
+                    summary = await self._drive(execution_id, user_prompt)
                 best = summary.best
                 telemetry.record(
                     span,
@@ -327,8 +290,6 @@ class Orchestrator:
         stop: tuple[StopReason, str | None] = ("finished", None)
         rounds_run = 0
         boards: dict[int, RoundSnapshot] = {}
-        # off the event loop, while the first model calls are in flight
-        serializer = asyncio.ensure_future(asyncio.to_thread(build_message_serializer))
         try:
             async with asyncio.timeout(self.settings.execution_timeout_seconds):
                 for round_number in range(1, self.settings.max_rounds + 1):
@@ -352,7 +313,6 @@ class Orchestrator:
                 f"execution timeout of {self.settings.execution_timeout_seconds:g} s",
             )
         except asyncio.CancelledError:
-            serializer.cancel()
             await self._flush_usage(execution_id)
             if self._lease_lost is not None:
                 await self.store.aclose()
@@ -362,8 +322,6 @@ class Orchestrator:
             )
             await self.store.aclose()
             raise
-        with contextlib.suppress(Exception):  # a warm-up: the real use reports its own errors
-            await serializer
         await self._flush_usage(execution_id)
         try:
             return await self._finish(execution_id, user_prompt, progress, stop, rounds_run, started)

@@ -12,18 +12,26 @@ import asyncio
 import tempfile
 from collections.abc import Iterable
 
-from mixseek.agents.member.base import MemberAgent
-from mixseek.agents.member.code_exec import sandbox_problems
+from mixseek.agents.member.code_exec_checks import sandbox_problems
 from mixseek.agents.member.registry import member_problems
 from mixseek.config.bundle import ExecutionConfig, FunctionSite
 from mixseek.errors import ConfigError, MissingCredentialsError, MixseekError
-from mixseek.evaluator.metrics.base import Metric
 from mixseek.evaluator.metrics.registry import metric_problems
-from mixseek.llm import check_credentials
+from mixseek.llm.checks import check_credentials
 from mixseek.plugins import load_class, load_function
-from mixseek.storage.health import check_store
 
-_CLASS_BASES: dict[str, type] = {"member": MemberAgent, "metric": Metric}
+
+def _class_base(kind: str) -> type:
+    """The base class a `class_path` of this kind must subclass. Imported only for a config that
+    names such a class: checking a config of built-in types loads no agent code, nor pydantic-ai
+    (`config validate` stays quick)."""
+    if kind == "member":
+        from mixseek.agents.member.base import MemberAgent
+
+        return MemberAgent
+    from mixseek.evaluator.metrics.base import Metric
+
+    return Metric
 
 
 def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
@@ -47,7 +55,7 @@ def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
             problems.append(ConfigError(site.source, site.key, str(exc)))
     for path_site in config.class_path_sites():
         try:
-            load_class(path_site.class_path, _CLASS_BASES[path_site.kind], base_dir=path_site.base_dir)
+            load_class(path_site.class_path, _class_base(path_site.kind), base_dir=path_site.base_dir)
         except MixseekError as exc:
             problems.append(ConfigError(path_site.source, path_site.key, str(exc)))
     problems.extend(function_problems(config.function_sites()))
@@ -102,6 +110,8 @@ async def preflight(config: ExecutionConfig) -> list[str]:
     except OSError as exc:
         problems.append(f"{workspace.root}: workspace is not writable: {exc.strerror or exc}")
         return problems
+    from mixseek.storage.health import check_store
+
     try:
         await asyncio.to_thread(check_store, workspace.db_path)
     except MixseekError as exc:

@@ -25,7 +25,7 @@ from mixseek.round_controller.judgment_client import JudgmentClient
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.models import RoundRecord
-from mixseek.storage.protocol import Store
+from mixseek.storage.protocol import RoundWriter
 
 logger = logging.getLogger("mixseek.round_controller")
 
@@ -46,7 +46,7 @@ class RoundController:
         execution_id: str,
         user_prompt: str,
         team: Team,
-        store: Store,
+        store: RoundWriter,
         prompt_builder: PromptBuilder,
         evaluator: Evaluator,
         judgment: JudgmentClient,

@@ -12,6 +12,11 @@ save, then every team's ranking lookup — pays one open; between rounds,
 while the agents think for seconds, the file is free for other processes,
 which wait at most about that long (they retry on the lock).
 
+A store attaches its file to an in-memory DuckDB instance kept between
+opens (`_readers` for reading, `_writers` for writing) rather than
+connecting: the file is still opened and closed each time, without
+building a DuckDB instance each time.
+
 Operations run one at a time on the connection (a `threading.Lock`); the
 store calls `run` from worker threads.
 
@@ -33,6 +38,8 @@ from typing import TypeVar
 
 import duckdb
 
+import mixseek.storage._readers as readers
+import mixseek.storage._writers as writers
 from mixseek.storage._redaction import redacting
 from mixseek.storage.errors import SchemaVersionError, StorageError, store_problem
 from mixseek.storage.retry import is_transient
@@ -104,16 +111,16 @@ class Connector:
             raise StorageError(f"{self.path}: no database file to read")
         if self.path.is_dir():
             raise StorageError(f"{self.path}: is a directory, not a database file")
-        conn = duckdb.connect(str(self.path), read_only=self.read_only)
+        conn = readers.attach(self.path) if self.read_only else writers.attach(self.path)
         try:
-            conn.execute("SET TimeZone = 'UTC'")
             if self.read_only:
                 check_schema(conn, str(self.path))
             else:
+                conn.execute("SET TimeZone = 'UTC'")
                 with _MIGRATION_LOCK:
                     migrate(conn, str(self.path))
         except SchemaVersionError as exc:
-            conn.close()
+            self._release(conn)
             # an upgrade that failed on the disk (full, read-only) is a problem of the file
             cause = exc.__cause__
             problem = store_problem(cause, self.path) if isinstance(cause, duckdb.Error) else None
@@ -121,7 +128,7 @@ class Connector:
                 raise
             raise problem from cause
         except BaseException:
-            conn.close()
+            self._release(conn)
             raise
         self._conn = conn
         self.opened += 1
@@ -164,7 +171,14 @@ class Connector:
         if conn is None:
             return
         try:
-            conn.close()
+            self._release(conn)
         except duckdb.Error:
             if not quiet:
                 raise
+
+    def _release(self, conn: duckdb.DuckDBPyConnection) -> None:
+        """Close the file: detach it (`_readers`, `_writers`)."""
+        if self.read_only:
+            readers.detach(conn)
+        else:
+            writers.detach(conn, self.path)

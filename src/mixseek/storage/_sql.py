@@ -275,7 +275,7 @@ FROM (
 # ... its round_status rows, times as microseconds since the epoch (converting TIMESTAMPTZ values
 # costs more than the rest of the query) ...
 OUTLINE_STATUSES = """
-SELECT execution_id, team_id, round_number, status, epoch_us(started_at) AS started_at,
+SELECT team_id, round_number, status, epoch_us(started_at) AS started_at,
        epoch_us(ended_at) AS ended_at, should_continue, judgment_reasoning, judgment_confidence,
        exit_reason, error_message
 FROM round_status WHERE execution_id = ? ORDER BY round_number, team_id

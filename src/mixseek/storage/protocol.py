@@ -135,3 +135,38 @@ class Store(Protocol):
     async def get_execution_view(self, execution_id: str) -> ExecutionView | None: ...
 
     async def list_execution_overviews(self, limit: int = 50) -> list[ExecutionOverview]: ...
+
+
+@runtime_checkable
+class RoundWriter(Protocol):
+    """The writes a team round makes (a `Store` is one): what a round controller needs, so a
+    Temporal worker without the database can record them for the store's one writer to apply."""
+
+    async def save_round(
+        self, record: RoundRecord, *, model_calls: Sequence[Mapping[str, Any]] = ()
+    ) -> None: ...
+
+    async def mark_round_failed(
+        self,
+        execution_id: str,
+        team_id: str,
+        round_number: int,
+        status: Literal["failed", "timeout"],
+        error_message: str,
+        *,
+        ended_at: datetime | None = None,
+        model_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> None: ...
+
+    async def update_judgment(
+        self,
+        execution_id: str,
+        team_id: str,
+        round_number: int,
+        should_continue: bool,
+        reasoning: str | None,
+        confidence: float | None,
+        exit_reason: str | None = None,
+        *,
+        model_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> None: ...

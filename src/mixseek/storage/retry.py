@@ -70,6 +70,10 @@ class RetryPolicy:
 def is_transient(exc: BaseException) -> bool:
     """True for errors that another attempt a moment later can get past."""
     message = str(exc).lower()
+    if isinstance(exc, duckdb.Error) and "unique file handle conflict" in message:
+        # Another store in this process holds the file in the other mode: read-only (attached,
+        # `_readers`) vs read-write; it closes it when idle.
+        return True
     if isinstance(exc, duckdb.IOException):
         return any(marker in message for marker in _LOCK_MARKERS)
     if isinstance(exc, duckdb.TransactionException):

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, get_args
 
+import duckdb
+
 from mixseek.storage.errors import SchemaVersionError
 from mixseek.storage.models import ExecutionStatus, RoundStatusValue
 
@@ -185,13 +187,14 @@ def _check_sequence(migrations: tuple[Migration, ...]) -> None:
 
 
 def read_version(conn: DuckDBPyConnection) -> int:
-    """The schema version of the open file; 0 when it has never been migrated."""
-    exists = conn.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_version' AND schema_name = 'main'"
-    ).fetchone()
-    if exists is None or exists[0] == 0:
-        return 0
-    row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
+    """The schema version of the open file; 0 when it has never been migrated.
+
+    One query, as every open of a store asks it (a file at the current version needs nothing
+    more); asked outside a transaction, which the failed query of a new file would end."""
+    try:
+        row = conn.execute("SELECT coalesce(max(version), 0) FROM main.schema_version").fetchone()
+    except duckdb.CatalogException:
+        return 0  # no schema_version table: never migrated
     return int(row[0]) if row is not None else 0
 
 

@@ -1,10 +1,15 @@
-"""The execution page's two big tables, the teams × rounds grid and the judgments, as rows of
-ready-made strings.
+"""The execution page's two big tables, the teams × rounds grid and the judgments, as ready-made
+HTML rows.
 
-An execution of 64 teams × 10 rounds has 640 cells and up to 640 judgments: formatting them here,
-once, and giving the templates plain strings to print keeps the page within its budget
-(`bench/ui_render.py`): a template calling functions and filters per cell costs twice as much.
-The strings are text, not markup; the templates escape them like everything else.
+An execution of 64 teams × 10 rounds has 640 cells and up to 640 judgments: a template printing
+them field by field spends most of the page's budget on its per-value machinery (lookups,
+escaping, output chunks; `bench/ui_render.py`). Here each cell and judgment row is one format
+string instead. The templates keep the tables around them and print these rows as they are.
+
+Escaped, as a template would: everything read from the store (team names and ids, statuses,
+reasons, error messages, judge reasoning; model text without its control characters first, as
+everywhere on the page) and the links. Not escaped: numbers formatted here or by
+`report.formatting` (digits, separators, units), which hold no markup.
 """
 
 from __future__ import annotations
@@ -12,47 +17,45 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from markupsafe import Markup, escape
+
 from mixseek.report import content, formatting
-from mixseek.storage.views import ExecutionView
+from mixseek.storage.views import ExecutionView, RoundView
 from mixseek.text_safety import strip_controls
 
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """One team's round in the grid; `href` is None where the team ran no such round."""
-
-    round_number: int
-    css: str = "cell cell-none"
-    href: str | None = None
-    title: str | None = None
-    score: str = ""
-    status: str = ""
-    tokens: str = ""
-    time: str = ""
+_EMPTY_CELL = '<td class="cell cell-none" data-round="{}">–</td>'
 
 
 @dataclass(frozen=True, slots=True)
 class GridLine:
+    """One team's line of the grid: its heading's texts, and its cells as HTML."""
+
     team_id: str
     name: str
     status: str
     exit_reason: str | None
-    cells: list[Cell]
-
-
-@dataclass(frozen=True, slots=True)
-class JudgmentLine:
-    team_id: str
-    name: str
-    round_number: int
-    decision: str
-    by: str
-    confidence: str
-    reasoning: str
+    cells: Markup
 
 
 def _names(view: ExecutionView) -> dict[str, str]:
     return {team.team_id: strip_controls(team.team_name) for team in view.teams}
+
+
+def _cell(round_view: RoundView, best: bool, href: str) -> str:
+    """A team round's cell: its score, status, tokens and time, linking to its submission."""
+    status = escape(round_view.status)
+    tokens = content.round_tokens(round_view)
+    error = strip_controls(round_view.error) if round_view.error else ""
+    title = f' title="{escape(error)}"' if error else ""
+    return (
+        f'<td class="cell cell-{status}{" best" if best else ""}" data-round="{round_view.round_number}">'
+        f'<a href="{escape(href)}"{title}>'
+        f'<span class="cell-score">{formatting.score(round_view.score)}</span> '
+        f'<span class="cell-status status status-{status}">{status}</span> '
+        f'<span class="cell-tokens">'
+        f"{formatting.MISSING if tokens is None else formatting.tokens(tokens) + ' tokens'}</span> "
+        f'<span class="cell-time">{formatting.duration(content.round_seconds(round_view))}</span></a></td>'
+    )
 
 
 def grid_lines(
@@ -64,42 +67,32 @@ def grid_lines(
     lines = []
     for row in grid.rows:
         team = row.team
-        cells = []
-        for number, r in zip(grid.round_numbers, row.cells, strict=True):
-            if r is None:
-                cells.append(Cell(number))
-                continue
-            tokens = content.round_tokens(r)
-            cells.append(
-                Cell(
-                    number,
-                    css=f"cell cell-{r.status} best"
-                    if number == team.best_round
-                    else f"cell cell-{r.status}",
-                    href=submission_url(team.team_id, number),
-                    title=strip_controls(r.error) if r.error else None,
-                    score=formatting.score(r.score),
-                    status=r.status,
-                    tokens=formatting.MISSING if tokens is None else f"{formatting.tokens(tokens)} tokens",
-                    time=formatting.duration(content.round_seconds(r)),
-                )
+        cells = [
+            _EMPTY_CELL.format(number)
+            if r is None
+            else _cell(r, number == team.best_round, submission_url(team.team_id, number))
+            for number, r in zip(grid.round_numbers, row.cells, strict=True)
+        ]
+        lines.append(
+            GridLine(
+                team.team_id, names[team.team_id], team.status, team.exit_reason, Markup("\n".join(cells))
             )
-        lines.append(GridLine(team.team_id, names[team.team_id], team.status, team.exit_reason, cells))
+        )
     return grid.round_numbers, lines
 
 
-def judgment_lines(view: ExecutionView) -> list[JudgmentLine]:
-    """Every decided round's decision, team by team (in the view's order), round by round."""
-    names = _names(view)
-    return [
-        JudgmentLine(
-            j.team.team_id,
-            names[j.team.team_id],
-            j.round_number,
-            j.decision,
-            j.exit_reason or "judgment",
-            formatting.confidence(j.confidence),
-            strip_controls(j.reasoning) if j.reasoning else "",
-        )
+def judgment_rows(view: ExecutionView) -> Markup:
+    """Every decided round's decision as a table row, team by team (in the view's order), round
+    by round; empty if no round was decided yet."""
+    names = {team_id: escape(name) for team_id, name in _names(view).items()}
+    ids = {team_id: escape(team_id) for team_id in names}
+    rows = [
+        f'<tr data-team="{ids[j.team.team_id]}" data-round="{j.round_number}">'
+        f'<td><span class="team-name">{names[j.team.team_id]}</span></td>'
+        f'<td class="num">{j.round_number}</td><td>{escape(j.decision)}</td>'
+        f"<td>{escape(j.exit_reason or 'judgment')}</td>"
+        f'<td class="num">{formatting.confidence(j.confidence)}</td>'
+        f'<td class="reasoning">{escape(strip_controls(j.reasoning)) if j.reasoning else ""}</td></tr>'
         for j in content.judgment_rows(view)
     ]
+    return Markup("\n".join(rows))

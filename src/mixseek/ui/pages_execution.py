@@ -28,7 +28,7 @@ from starlette.routing import BaseRoute, Route
 from mixseek.report import content
 from mixseek.report.charts import score_chart_svg
 from mixseek.storage.views import ExecutionProgress, ExecutionView
-from mixseek.ui.execution_tables import grid_lines, judgment_lines
+from mixseek.ui.execution_tables import grid_lines, judgment_rows
 from mixseek.ui.pending import launch_page
 from mixseek.ui.reads import UnknownExecution, db_path, read_store
 from mixseek.ui.templating import render, render_fragment
@@ -82,7 +82,7 @@ def section_context(view: ExecutionView) -> dict[str, Any]:
     context["round_numbers"], context["grid_lines"] = grid_lines(view, context["submission_url"])
     context.update(
         chart=score_chart_svg(view),
-        judgment_lines=judgment_lines(view),
+        judgment_rows=judgment_rows(view),
         failures=content.failures(view),
     )
     return context

@@ -15,6 +15,7 @@ from typing import TypeVar, cast
 
 from starlette.requests import Request
 
+from mixseek.errors import InputError
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.views import ExecutionOverview, ExecutionView
 from mixseek.ui.settings import UISettings
@@ -22,7 +23,7 @@ from mixseek.ui.settings import UISettings
 T = TypeVar("T")
 
 
-class UnknownExecution(LookupError):
+class UnknownExecution(InputError):
     """A URL names an execution the store does not hold (a 404 page)."""
 
 

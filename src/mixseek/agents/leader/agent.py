@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
-from pydantic_ai import Agent, ModelMessagesTypeAdapter, RunContext, RunUsage
+from pydantic_ai import Agent, RunContext, RunUsage
 from pydantic_ai.capabilities import PrepareTools
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import UsageLimits
@@ -25,18 +25,12 @@ from mixseek.agents.team_result import TeamRunResult
 from mixseek.llm import create_model
 from mixseek.llm.retrying import RetryingModel
 
-__all__ = ["DEFAULT_LEADER_SYSTEM_INSTRUCTION", "LeaderTeam", "TeamRunResult", "build_message_serializer"]
+__all__ = ["DEFAULT_LEADER_SYSTEM_INSTRUCTION", "LeaderTeam", "TeamRunResult"]
 
 DEFAULT_LEADER_SYSTEM_INSTRUCTION = """
 あなたは研究チームのリーダーエージェントです。
 タスクを分析し、利用可能なMember Agentから適切なものを選択して実行してください。
 """.strip()
-
-
-def build_message_serializer() -> None:
-    """Build pydantic-ai's message serializer now: it is built on first use (about 85 ms here),
-    which would otherwise fall on the first round's save."""
-    ModelMessagesTypeAdapter.dump_json([])
 
 
 def leader_role(team: TeamConfig) -> str:

@@ -14,13 +14,11 @@ from mixseek.agents.member.code_exec_tool import (
     CodeExecError,
     Sandbox,
     SandboxUnavailable,
-    check_sandbox,
     prepare_sandbox,
     run_python,
 )
 from mixseek.agents.member.options import CodeExecOptions
-from mixseek.config.bundle import ExecutionConfig
-from mixseek.errors import ConfigError, InputError
+from mixseek.errors import InputError
 
 CODE_EXEC_INSTRUCTION = (
     "あなたは計算やデータ処理を担当するメンバーエージェントです。"
@@ -63,22 +61,3 @@ class CodeExecMemberAgent(LLMMemberAgent):
             return result.as_tool_text()
 
         return [Tool(run, name="run_python", takes_ctx=False)]
-
-
-def sandbox_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """code-exec members (and agent executors) that require bubblewrap where it cannot run, one error
-    each (no model call)."""
-    problems: list[ConfigError] = []
-    for entry in config.teams:
-        for agent in entry.agents():
-            member = agent.config
-            if member.agent_type != "code-exec" or member.code_exec.sandbox != "bubblewrap":
-                continue
-            try:
-                check_sandbox(member.code_exec)
-            except SandboxUnavailable as exc:
-                source, key = agent.key_origin("code_exec")
-                problems.append(ConfigError(source, f"{key}.sandbox", str(exc)))
-            except CodeExecError:
-                continue  # the member reports a missing interpreter when it is built
-    return problems

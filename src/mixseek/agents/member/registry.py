@@ -9,8 +9,8 @@ class may declare `options_model`, a pydantic model for its `[team.members.optio
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mixseek.agents.member.base import MemberAgent
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.registries import (
     CUSTOM_MEMBER_TYPE,
@@ -22,6 +22,9 @@ from mixseek.config.registries import (
 from mixseek.config.team_models import MemberAgentConfig
 from mixseek.errors import ConfigError, MixseekError
 from mixseek.plugins import load_class
+
+if TYPE_CHECKING:
+    from mixseek.agents.member.base import MemberAgent
 
 ENTRY_POINT_GROUP = MEMBER_TYPES.group
 BUILTIN_MEMBER_TYPES = (*MEMBER_TYPES.builtin_names(), CUSTOM_MEMBER_TYPE)
@@ -41,6 +44,8 @@ __all__ = [
 
 def register_member_type(name: str, cls: type[MemberAgent]) -> None:
     """Make `agent_type = name` build `cls`; plugins call this at import time."""
+    from mixseek.agents.member.base import MemberAgent
+
     if not (isinstance(cls, type) and issubclass(cls, MemberAgent)):
         raise TypeError(f"{cls!r} is not a subclass of mixseek.agents.member.base.MemberAgent")
     try:
@@ -56,7 +61,12 @@ def unregister_member_type(name: str) -> None:
 
 
 def member_class(config: MemberAgentConfig, *, base_dir: Path | None = None) -> type[MemberAgent]:
-    """The class a member config names, checked to be a `MemberAgent`."""
+    """The class a member config names, checked to be a `MemberAgent`.
+
+    The agent code (and pydantic-ai with it) is imported here, not with this module: checking a
+    config whose members are all built-in types (`member_problems`) imports none of it."""
+    from mixseek.agents.member.base import MemberAgent
+
     if config.agent_type == CUSTOM_MEMBER_TYPE:
         assert config.class_path is not None  # enforced by MemberAgentConfig
         return load_class(config.class_path, MemberAgent, base_dir=base_dir)

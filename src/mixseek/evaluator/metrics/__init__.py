@@ -1,16 +1,25 @@
-"""Metrics: the base classes, and metrics by name (built-in, registered, installed or custom)."""
+"""Metrics: the base classes, and metrics by name (built-in, registered, installed or custom).
+
+Names are loaded on first use, so that checking metric names (`registry.metric_problems`, for
+`config validate`) imports no metric code.
+"""
 
 from __future__ import annotations
 
-from mixseek.evaluator.metrics.base import LLMMetric, Metric, MetricOutcome
-from mixseek.evaluator.metrics.registry import (
-    ENTRY_POINT_GROUP,
-    create_metric,
-    known_metrics,
-    metric_class,
-    register_metric,
-    unregister_metric,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "LLMMetric": "mixseek.evaluator.metrics.base",
+    "Metric": "mixseek.evaluator.metrics.base",
+    "MetricOutcome": "mixseek.evaluator.metrics.base",
+    "ENTRY_POINT_GROUP": "mixseek.evaluator.metrics.registry",
+    "create_metric": "mixseek.evaluator.metrics.registry",
+    "known_metrics": "mixseek.evaluator.metrics.registry",
+    "metric_class": "mixseek.evaluator.metrics.registry",
+    "register_metric": "mixseek.evaluator.metrics.registry",
+    "unregister_metric": "mixseek.evaluator.metrics.registry",
+}
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -23,3 +32,27 @@ __all__ = [
     "register_metric",
     "unregister_metric",
 ]
+
+if TYPE_CHECKING:
+    from mixseek.evaluator.metrics.base import LLMMetric, Metric, MetricOutcome
+    from mixseek.evaluator.metrics.registry import (
+        ENTRY_POINT_GROUP,
+        create_metric,
+        known_metrics,
+        metric_class,
+        register_metric,
+        unregister_metric,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mixseek.evaluator.metrics' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once loaded, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -9,19 +9,24 @@ names them like a built-in: `[[evaluator.metrics]] name = "brevity"`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
 from mixseek.config.registries import METRICS
 from mixseek.errors import ConfigError, MixseekError
-from mixseek.evaluator.metrics.base import Metric
 from mixseek.plugins import load_class
+
+if TYPE_CHECKING:
+    from mixseek.evaluator.metrics.base import Metric
 
 ENTRY_POINT_GROUP = METRICS.group
 
 
 def register_metric(name: str, cls: type[Metric]) -> None:
     """Make `name = "<name>"` in evaluator.toml score with `cls`; plugins call this at import time."""
+    from mixseek.evaluator.metrics.base import Metric
+
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
         raise TypeError(f"{cls!r} is not a subclass of mixseek.evaluator.metrics.Metric")
     METRICS.register(name, cls)
@@ -38,7 +43,12 @@ def known_metrics() -> list[str]:
 
 
 def metric_class(config: MetricConfig, *, base_dir: Path | None = None) -> type[Metric]:
-    """The class a `[[evaluator.metrics]]` entry names, checked to be a `Metric`."""
+    """The class a `[[evaluator.metrics]]` entry names, checked to be a `Metric`.
+
+    The metric code (and pydantic-ai with it) is imported here, not with this module: checking
+    a config of built-in metrics (`metric_problems`) imports none of it."""
+    from mixseek.evaluator.metrics.base import Metric
+
     if config.class_path is not None:
         return load_class(config.class_path, Metric, base_dir=base_dir)
     return METRICS.load_subclass(config.name, Metric, "mixseek.evaluator.metrics.Metric")

@@ -1,0 +1,107 @@
+"""`mixseek exec --engine local|temporal [--temporal-address HOST:PORT] [--workers N]`.
+
+Everything about the choice is checked before an execution is created (an unreachable address,
+a missing `temporal` CLI: one line, exit 2, nothing started); the local dev server and its
+workers start only when the execution does, and stop with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from mixseek.cli.console import stderr_console
+from mixseek.config.workspace import Workspace
+from mixseek.errors import InputError
+
+if TYPE_CHECKING:  # the engines load when one starts: every command, `--help` too, imports this
+    from mixseek.config.bundle import ExecutionConfig
+    from mixseek.orchestrator.engine import Engine
+
+EngineName = Literal["local", "temporal"]
+EngineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--engine",
+        help="local (this process) or temporal (a workflow; team rounds on workers). "
+        "Default: temporal with --temporal-address, else the orchestrator.engine key, else local.",
+        show_default=False,
+    ),
+]
+TemporalAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--temporal-address",
+        help="A Temporal server (HOST:PORT) with `mixseek worker`s; without it a local dev server "
+        "and --workers workers are started.",
+        show_default=False,
+    ),
+]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", min=1, max=256, help="Worker processes to start with the local dev server (default 2).",
+        show_default=False,
+    ),
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class EnginePlan:
+    """The checked choice; `start` brings the engine up for the length of the execution."""
+
+    name: EngineName
+    address: str | None = None
+    workers: int = 2
+
+    @contextlib.contextmanager
+    def start(self, workspace: Workspace) -> Iterator[Engine]:
+        from mixseek.orchestrator.engine import LocalEngine, TemporalEngine
+
+        if self.name == "local":
+            yield LocalEngine()
+            return
+        if self.address is not None:
+            yield TemporalEngine(self.address)
+            return
+        from mixseek.orchestrator.temporal.cluster import LocalCluster
+
+        with LocalCluster(workspace, workers=self.workers) as cluster:
+            stderr_console().print(
+                f"temporal: dev server {cluster.address} (UI {cluster.ui_url}), {self.workers} worker(s)",
+                markup=False,
+            )
+            yield TemporalEngine(cluster.address)
+
+
+def plan_engine(
+    config: ExecutionConfig, engine: str | None, address: str | None, workers: int | None
+) -> EnginePlan:
+    # an address is only for the temporal engine: giving one chooses it
+    name = engine or ("temporal" if address is not None else config.orchestrator.value.engine)
+    if name not in ("local", "temporal"):
+        raise InputError(f"--engine: {name!r}: must be local or temporal")
+    if name == "local":
+        if address is not None or workers is not None:
+            option = "--temporal-address" if address is not None else "--workers"
+            raise InputError(f"{option}: only with --engine temporal")
+        return EnginePlan("local")
+    try:
+        from mixseek.orchestrator.temporal.client import connect
+        from mixseek.orchestrator.temporal.cluster import temporal_binary
+    except ImportError:
+        raise InputError(
+            "--engine temporal: needs the temporal extra (pip install 'mixseek[temporal]')"
+        ) from None
+    if address is not None:
+        if workers is not None:
+            raise InputError("--workers: only without --temporal-address (start `mixseek worker`s there)")
+        asyncio.run(connect(address))
+        return EnginePlan("temporal", address=address)
+    temporal_binary()
+    return EnginePlan("temporal", workers=workers if workers is not None else 2)

@@ -1,0 +1,51 @@
+"""`mixseek worker`: serve the team rounds of executions run with `--engine temporal`.
+
+It runs wherever the workspace's configs and the model credentials are; it needs no database
+(the `mixseek exec` process writes the store). A worker whose configs differ from a running
+execution's is refused before it takes any work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+
+from mixseek.cli.console import stderr_console
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
+from mixseek.cli.options import OrchestratorOption, WorkspaceOption
+from mixseek.config.workspace import resolve_workspace
+
+
+@cli_errors
+def worker_command(
+    temporal_address: Annotated[
+        str, typer.Option("--temporal-address", help="The Temporal server, HOST:PORT.", show_default=False)
+    ],
+    workspace: WorkspaceOption = None,
+    config: OrchestratorOption = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=1024, help="Team rounds and judgments run at once.")
+    ] = 8,
+) -> None:
+    """Run team rounds and judgments for `mixseek exec --engine temporal` (until SIGTERM or Ctrl-C)."""
+    from mixseek.config.bundle import load_execution_config
+    from mixseek.orchestrator.preflight import reference_problems
+    from mixseek.orchestrator.temporal.worker import check_worker, serve
+
+    ws = resolve_workspace(workspace)
+    loaded = load_execution_config(ws, config)
+    problems = reference_problems(loaded)
+    for problem in problems:
+        report(str(problem))
+    if problems:
+        raise typer.Exit(EXIT_FAILURE)
+    config_hash = asyncio.run(check_worker(loaded, temporal_address))
+
+    def ready(queue: str) -> None:
+        stderr_console().print(
+            f"worker: serving {ws.root} on {temporal_address} (task queue {queue})", markup=False
+        )
+
+    asyncio.run(serve(loaded, temporal_address, config_hash, concurrency, ready))

@@ -1,0 +1,323 @@
+"""The `mixseek exec` side of the temporal engine: starts (or reattaches to) the workflow and
+serves its store queue, so this process stays the store's one writer.
+
+`TemporalOrchestrator` is the local `Orchestrator` with another `_drive`: creating or claiming
+the execution, its lease, events and the final summary are the same code. The store activities
+call the local engine's own steps (progress, round barrier, usage report, finish) and apply the
+writes workers recorded — once: a write whose round the store already has is skipped, so an
+activity repeated after this process died stores nothing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from temporalio import activity
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.exceptions import ApplicationError
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from mixseek.config.bundle import ExecutionConfig
+from mixseek.errors import InputError, RuntimeFailure, describe_exception
+from mixseek.llm.governor import UsageLedger
+from mixseek.llm.usage import usage_from_dict
+from mixseek.orchestrator.events import (
+    EventSink,
+    RoundStarted,
+    TeamDecided,
+    TeamRoundFinished,
+    TeamRoundStarted,
+)
+from mixseek.orchestrator.models import ExecutionSummary, StopReason
+from mixseek.orchestrator.orchestrator import Orchestrator
+from mixseek.orchestrator.progress import TeamProgress
+from mixseek.orchestrator.temporal.heartbeat import heartbeating
+from mixseek.orchestrator.temporal.identity import work_hash
+from mixseek.orchestrator.temporal.messages import (
+    BeginRound,
+    BoardAfter,
+    ExecutionInput,
+    FinishInput,
+    JudgeResult,
+    JudgmentWrite,
+    ModelCall,
+    RoundBegun,
+    RoundFailed,
+    SaveRound,
+    StoreWrite,
+    TeamRoundResult,
+    store_queue,
+    workflow_id,
+)
+from mixseek.orchestrator.temporal.workflow import ExecutionWorkflow
+from mixseek.storage.errors import StorageError
+from mixseek.storage.models import RoundStatusRecord
+
+PROBE_SECONDS = 30.0
+
+# the workflow's own modules and their data classes come as they are, not re-imported per run
+SANDBOX = SandboxedWorkflowRunner(
+    restrictions=SandboxRestrictions.default.with_passthrough_modules("mixseek", "pydantic", "pydantic_core")
+)
+
+
+async def connect(address: str) -> Client:
+    """A client for `address`; an unreachable one is the user's to fix (one line, exit 2).
+
+    The address is probed with a plain TCP connection first: the SDK's runtime, once a connect
+    has failed, can abort the interpreter at exit instead of letting it report the error."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError(f"--temporal-address: {address!r}: expected HOST:PORT")
+    try:
+        await asyncio.to_thread(_probe, host.strip("[]"), int(port))
+        return await Client.connect(address, data_converter=pydantic_data_converter)
+    except Exception as exc:
+        raise InputError(
+            f"--temporal-address: cannot reach a Temporal server at {address} ({describe_exception(exc)})"
+        ) from None
+
+
+def _probe(host: str, port: int) -> None:
+    with socket.create_connection((host, port), timeout=PROBE_SECONDS):
+        pass
+
+
+class TemporalOrchestrator(Orchestrator):
+    """An execution run as a Temporal workflow at `address`; this process writes the store."""
+
+    def __init__(self, config: ExecutionConfig, *, address: str, sinks: Iterable[EventSink] = ()) -> None:
+        super().__init__(config, sinks=sinks)
+        self.address = address
+        self.config_hash = work_hash(config)
+
+    async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
+        started = time.monotonic()
+        client = await connect(self.address)
+        store_work = StoreActivities(self, execution_id, user_prompt)
+        s = self.settings
+        params = ExecutionInput(
+            execution_id=execution_id,
+            user_prompt=user_prompt,
+            team_ids=list(self.teams),
+            max_rounds=s.max_rounds,
+            min_rounds=s.min_rounds,
+            max_concurrent_teams=s.max_concurrent_teams,
+            execution_timeout_seconds=s.execution_timeout_seconds,
+            team_round_timeout_seconds=s.timeout_per_team_seconds,
+            config_hash=self.config_hash,
+        )
+        queue = store_queue(execution_id)
+        try:
+            async with Worker(
+                client,
+                task_queue=queue,
+                workflows=[ExecutionWorkflow],
+                activities=store_work.activities(),
+                workflow_runner=SANDBOX,
+            ):
+                # a workflow still running (this process was killed, or interrupted) is reattached
+                handle = await client.start_workflow(
+                    ExecutionWorkflow.run,
+                    params,
+                    id=workflow_id(execution_id),
+                    task_queue=queue,
+                    id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                    memo={"config_hash": self.config_hash, "workspace": str(self.config.workspace.root)},
+                )
+                return await handle.result()
+        except asyncio.CancelledError:
+            if self._lease_lost is not None:
+                await self.store.aclose()
+                raise RuntimeFailure(f"stopped without finishing: {self._lease_lost}") from None
+            # the workflow goes on without this process; `--resume` reattaches to it
+            progress = await self._load_progress(execution_id)
+            rounds = max((max(p.completed, default=0) for p in progress.values()), default=0)
+            await self._finish(
+                execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds, started
+            )
+            await self.store.aclose()
+            raise
+        except WorkflowFailureError as exc:
+            if store_work.storage_error is not None:
+                raise store_work.storage_error from None
+            raise RuntimeFailure(
+                f"workflow {workflow_id(execution_id)} failed: {describe_exception(exc.cause or exc)}"
+            ) from None
+        finally:
+            await self.store.aclose()
+
+
+class StoreActivities:
+    """The store queue's activities, run in the `mixseek exec` process with its orchestrator."""
+
+    def __init__(self, engine: TemporalOrchestrator, execution_id: str, user_prompt: str) -> None:
+        self.engine = engine
+        self.execution_id = execution_id
+        self.user_prompt = user_prompt
+        self.boards: dict[int, Any] = {}
+        self.storage_error: StorageError | None = None
+
+    def activities(self) -> list[Callable[..., Any]]:
+        return [
+            self.load_progress,
+            self.begin_round,
+            self.record_team_round,
+            self.board_after,
+            self.record_judgment,
+            self.report_usage,
+            self.finish,
+        ]
+
+    async def _guarded(self, work: Any) -> Any:
+        """A failing store stops the workflow at once (no retry); `exec` reports it as it does locally."""
+        try:
+            async with heartbeating():
+                return await work
+        except StorageError as exc:
+            self.storage_error = exc
+            raise ApplicationError(str(exc), type="StorageError", non_retryable=True) from None
+
+    async def _spent(self) -> dict[str, Any]:
+        totals = await self.engine.store.get_usage_totals(self.execution_id)
+        return totals.model_dump(mode="json")
+
+    @activity.defn(name="store_load_progress")
+    async def load_progress(self) -> dict[str, TeamProgress]:
+        return cast(
+            dict[str, TeamProgress], await self._guarded(self.engine._load_progress(self.execution_id))
+        )
+
+    @activity.defn(name="store_begin_round")
+    async def begin_round(self, begin: BeginRound) -> RoundBegun:
+        async def work() -> RoundBegun:
+            engine, eid, r = self.engine, self.execution_id, begin.round_number
+            spent = await self._spent()
+            ledger = UsageLedger()
+            ledger.preload(usage_from_dict(spent))
+            exceeded = ledger.exceeded(engine.governor.budget)
+            if exceeded is not None:
+                return RoundBegun(exceeded=str(exceeded), spent=spent)
+            engine.events.emit(RoundStarted(execution_id=eid, round_number=r, teams=begin.pending))
+            before = await engine._snapshot(eid, r - 1, self.boards)
+            await engine.store.mark_rounds_started(eid, r, begin.pending)
+            for team_id in begin.pending:
+                engine.events.emit(TeamRoundStarted(execution_id=eid, team_id=team_id, round_number=r))
+            return RoundBegun(snapshot=before, spent=spent)
+
+        return cast(RoundBegun, await self._guarded(work()))
+
+    @activity.defn(name="store_record_team_round")
+    async def record_team_round(self, result: TeamRoundResult) -> None:
+        outcome = result.outcome
+
+        async def work() -> None:
+            status = await self._status(outcome.team_id, outcome.round_number)
+            if status is None or status.status not in ("completed", "failed", "timeout"):
+                await self._apply(result.writes, result.unsaved_calls)
+            self.engine.events.emit(
+                TeamRoundFinished(
+                    execution_id=self.execution_id,
+                    team_id=outcome.team_id,
+                    round_number=outcome.round_number,
+                    status=outcome.status,
+                    score=outcome.score,
+                    error=outcome.error,
+                    tokens=outcome.tokens,
+                    elapsed=round(outcome.elapsed_seconds, 3),
+                )
+            )
+
+        await self._guarded(work())
+
+    @activity.defn(name="store_board_after")
+    async def board_after(self, round_number: int) -> BoardAfter:
+        async def work() -> BoardAfter:
+            snapshot = await self.engine._snapshot(self.execution_id, round_number, self.boards)
+            return BoardAfter(snapshot=snapshot, spent=await self._spent())
+
+        return cast(BoardAfter, await self._guarded(work()))
+
+    @activity.defn(name="store_record_judgment")
+    async def record_judgment(self, result: JudgeResult) -> None:
+        async def work() -> None:
+            status = await self._status(result.team_id, result.round_number)
+            if status is None or status.should_continue is None:
+                await self._apply(result.writes, result.unsaved_calls)
+            decision = result.decision
+            if decision is not None:
+                self.engine.events.emit(
+                    TeamDecided(
+                        execution_id=self.execution_id,
+                        team_id=result.team_id,
+                        round_number=result.round_number,
+                        should_continue=decision.should_continue,
+                        reason=decision.reason,
+                        confidence=decision.confidence,
+                        reasoning=decision.reasoning,
+                    )
+                )
+
+        await self._guarded(work())
+
+    @activity.defn(name="store_report_usage")
+    async def report_usage(self, round_number: int) -> None:
+        await self._guarded(self.engine._report_usage(self.execution_id, round_number))
+
+    @activity.defn(name="store_finish")
+    async def finish(self, end: FinishInput) -> ExecutionSummary:
+        elapsed = (datetime.now(UTC) - end.started_at).total_seconds()
+        stop = (cast(StopReason, end.stop_reason), end.stop_detail)
+        summary = self.engine._finish(
+            self.execution_id,
+            self.user_prompt,
+            end.progress,
+            stop,
+            end.rounds_run,
+            time.monotonic() - elapsed,
+        )
+        return cast(ExecutionSummary, await self._guarded(summary))
+
+    async def _status(self, team_id: str, round_number: int) -> RoundStatusRecord | None:
+        for status in await self.engine.store.get_round_statuses(self.execution_id):
+            if status.team_id == team_id and status.round_number == round_number:
+                return status
+        return None
+
+    async def _apply(self, writes: list[StoreWrite], unsaved: list[ModelCall]) -> None:
+        store = self.engine.store
+        for write in writes:
+            calls = [c.model_dump() for c in write.model_calls]
+            if isinstance(write, SaveRound):
+                await store.save_round(write.record, model_calls=calls)
+            elif isinstance(write, RoundFailed):
+                await store.mark_round_failed(
+                    write.execution_id,
+                    write.team_id,
+                    write.round_number,
+                    write.status,
+                    write.error_message,
+                    ended_at=write.ended_at,
+                    model_calls=calls,
+                )
+            elif isinstance(write, JudgmentWrite):
+                await store.update_judgment(
+                    write.execution_id,
+                    write.team_id,
+                    write.round_number,
+                    should_continue=write.should_continue,
+                    reasoning=write.reasoning,
+                    confidence=write.confidence,
+                    exit_reason=write.exit_reason,
+                    model_calls=calls,
+                )
+        if unsaved:
+            await store.record_model_calls(self.execution_id, [c.model_dump() for c in unsaved])

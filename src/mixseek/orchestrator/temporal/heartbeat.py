@@ -1,0 +1,31 @@
+"""Beats to Temporal while an activity runs: a process that dies (a worker, or the `mixseek exec`
+serving the store) hands its activity to another within the workflow's heartbeat timeout, and a
+cancelled activity learns of it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from temporalio import activity
+
+HEARTBEAT_EVERY_SECONDS = 2.0
+
+
+@contextlib.asynccontextmanager
+async def heartbeating() -> AsyncIterator[None]:
+    """Heartbeat every HEARTBEAT_EVERY_SECONDS while the body runs."""
+
+    async def beat() -> None:
+        while True:
+            activity.heartbeat()
+            await asyncio.sleep(HEARTBEAT_EVERY_SECONDS)
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

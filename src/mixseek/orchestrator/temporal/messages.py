@@ -1,0 +1,156 @@
+"""What crosses Temporal between the workflow, the workers and the store's writer: plain data.
+
+Kept free of heavy imports: the workflow sandbox imports this module as it is.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from mixseek.orchestrator.progress import TeamProgress
+from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
+from mixseek.storage.models import RoundRecord
+
+WORKFLOW_NAME = "MixseekExecution"
+
+
+def workflow_id(execution_id: str) -> str:
+    """The workflow of an execution, as Temporal's UI lists it."""
+    return f"mixseek-{execution_id}"
+
+
+def store_queue(execution_id: str) -> str:
+    """The task queue the `mixseek exec` process owning the store serves (and the workflow's)."""
+    return f"mixseek-store-{execution_id}"
+
+
+def team_queue(config_hash: str) -> str:
+    """The task queue of team rounds: only workers with the same configuration serve it."""
+    return f"mixseek-teams-{config_hash[:16]}"
+
+
+class ModelCall(BaseModel):
+    """One model request's usage, as `Store.record_model_calls` takes it."""
+
+    team_id: str | None
+    round_number: int | None
+    site: str
+    model: str
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    created_at: datetime
+
+
+class SaveRound(BaseModel):
+    kind: Literal["save_round"] = "save_round"
+    record: RoundRecord
+    model_calls: list[ModelCall]
+
+
+class RoundFailed(BaseModel):
+    kind: Literal["round_failed"] = "round_failed"
+    execution_id: str
+    team_id: str
+    round_number: int
+    status: Literal["failed", "timeout"]
+    error_message: str
+    ended_at: datetime
+    model_calls: list[ModelCall]
+
+
+class JudgmentWrite(BaseModel):
+    kind: Literal["judgment"] = "judgment"
+    execution_id: str
+    team_id: str
+    round_number: int
+    should_continue: bool
+    reasoning: str | None
+    confidence: float | None
+    exit_reason: str | None
+    model_calls: list[ModelCall]
+
+
+StoreWrite = Annotated[SaveRound | RoundFailed | JudgmentWrite, Field(discriminator="kind")]
+
+
+class ExecutionInput(BaseModel):
+    """What the workflow needs to run an execution; the rest it reads through the store queue."""
+
+    execution_id: str
+    user_prompt: str
+    team_ids: list[str]
+    max_rounds: int
+    min_rounds: int
+    max_concurrent_teams: int
+    execution_timeout_seconds: float | None
+    team_round_timeout_seconds: float | None
+    config_hash: str
+
+
+class TeamRoundInput(BaseModel):
+    execution_id: str
+    user_prompt: str
+    team_id: str
+    round_number: int
+    snapshot: RoundSnapshot
+    config_hash: str
+    spent: dict[str, Any] = Field(default_factory=dict)
+    """The execution's usage as stored when the round began: counts towards budgets on the worker."""
+
+
+class TeamRoundResult(BaseModel):
+    outcome: RoundOutcome
+    writes: list[StoreWrite]
+    unsaved_calls: list[ModelCall] = Field(default_factory=list)
+
+
+class JudgeInput(BaseModel):
+    execution_id: str
+    user_prompt: str
+    team_id: str
+    round_number: int
+    min_rounds: int
+    max_rounds: int
+    snapshot: RoundSnapshot
+    config_hash: str
+    spent: dict[str, Any] = Field(default_factory=dict)
+
+
+class JudgeResult(BaseModel):
+    team_id: str
+    round_number: int
+    decision: RoundDecision | None = None
+    budget_error: str | None = None
+    writes: list[StoreWrite] = Field(default_factory=list)
+    unsaved_calls: list[ModelCall] = Field(default_factory=list)
+
+
+class RoundBegun(BaseModel):
+    """The board every pending team starts the round from, or the budget that stops it first."""
+
+    exceeded: str | None = None
+    snapshot: RoundSnapshot | None = None
+    spent: dict[str, Any] = Field(default_factory=dict)
+
+
+class BoardAfter(BaseModel):
+    snapshot: RoundSnapshot
+    spent: dict[str, Any] = Field(default_factory=dict)
+
+
+class FinishInput(BaseModel):
+    progress: dict[str, TeamProgress]
+    stop_reason: str
+    stop_detail: str | None
+    rounds_run: int
+    started_at: datetime
+
+
+class BeginRound(BaseModel):
+    round_number: int
+    pending: list[str]

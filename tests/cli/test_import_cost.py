@@ -1,0 +1,96 @@
+"""The quick commands load only what they need: `mixseek --help`, `runs list` and `config validate`
+never import pydantic-ai (loading it takes about a second), and `--help` loads neither the config
+models nor the store; importing the CLI loads none of the libraries a command may not need.
+
+Each check runs the real CLI in a fresh interpreter and reads `sys.modules` as it exits: what was
+imported, not how long it took (bench/cli_startup.py times them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from e2e.scripted import World, write_workspace
+from mixseek.cli.app import app
+from mixseek.llm import override_models
+
+HEAVY = (
+    "pydantic_ai",
+    "pydantic",
+    "pydantic_settings",
+    "duckdb",
+    "jinja2",
+    "opentelemetry",
+    "llama_cpp",
+    "rich",
+)
+
+# runs the `mixseek` command in this interpreter; at exit, prints which HEAVY packages it loaded
+PROBE = f"""
+import atexit, json, sys
+atexit.register(lambda: print("@@loaded", json.dumps([m for m in {HEAVY!r} if m in sys.modules])))
+sys.argv[0] = "mixseek"
+from mixseek.cli.entry import main
+main()
+"""
+
+
+def loaded_by(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run `mixseek ARGS` in a new process: its result, and the HEAVY packages it imported."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIXSEEK_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env, timeout=300
+    )
+    marks = [line for line in proc.stdout.splitlines() if line.startswith("@@loaded ")]
+    assert len(marks) == 1, proc.stdout + proc.stderr
+    return proc, json.loads(marks[0].removeprefix("@@loaded "))
+
+
+def test_importing_the_cli_loads_no_library_a_command_may_not_need() -> None:
+    code = f"import sys, mixseek.cli.app; print([m for m in {HEAVY!r} if m in sys.modules])"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["exec", "--help"], ["runs", "--help"], ["config", "--help"]])
+def test_help_loads_neither_pydantic_ai_nor_config_models_nor_the_store(args: list[str]) -> None:
+    proc, loaded = loaded_by(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage: mixseek" in proc.stdout
+    # Typer's own: it checks a command's parameters with pydantic and lays out help with rich
+    assert [m for m in loaded if m not in ("pydantic", "rich")] == []
+
+
+def test_config_validate_of_a_sample_workspace_loads_no_pydantic_ai(
+    tmp_path: Path, runner: CliRunner
+) -> None:
+    ws = tmp_path / "ws"
+    assert runner.invoke(app, ["init", "-w", str(ws), "--model", "test"]).exit_code == 0
+    proc, loaded = loaded_by("config", "validate", "-w", str(ws))
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.startswith(f"OK: {ws} — 2 team(s): analysts, writers\n")
+    assert "pydantic_ai" not in loaded
+    assert "duckdb" not in loaded  # nothing of the store either
+    assert "rich" not in loaded  # its lines are plain
+
+
+def test_runs_list_loads_no_pydantic_ai(tmp_path: Path, runner: CliRunner) -> None:
+    ws = write_workspace(tmp_path / "ws", max_rounds=1)
+    with override_models(World().models()):
+        result = runner.invoke(app, ["exec", "課題", "-w", str(ws), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    execution_id = json.loads(result.stdout)["execution_id"]
+    for output_format in ("text", "json"):
+        proc, loaded = loaded_by("runs", "list", "-w", str(ws), "-f", output_format)
+        assert proc.returncode == 0, proc.stderr
+        assert execution_id in proc.stdout
+        assert "pydantic_ai" not in loaded

@@ -1,0 +1,121 @@
+"""Durability for free: a worker killed mid-round, and a `mixseek exec` client killed and resumed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+from pathlib import Path
+
+import psutil
+from temporalio.client import Client
+
+from e2e.db import rows
+from e2e.scripted import write_workspace
+from mixseek.orchestrator.orchestrator import new_execution_id
+
+from .cluster import mixseek, spawn, spawn_worker, stored_rows
+
+
+def _local_rows(tmp_path: Path) -> dict[str, list[tuple[object, ...]]]:
+    ws = write_workspace(tmp_path / "local")
+    done = mixseek("exec", "最良の回答を", "-w", str(ws), "-f", "json")
+    assert done.returncode == 0, done.stderr
+    return stored_rows(ws / "mixseek.db")
+
+
+def test_worker_killed_mid_round_another_redoes_the_team_round(tmp_path: Path, temporal_address: str) -> None:
+    ws = write_workspace(tmp_path / "ws")
+    # this worker dies (SIGKILL) as alpha's leader is called in round 2
+    doomed = spawn_worker(ws, temporal_address, env={"SCRIPTED_KILL_AT": "alpha:2"})
+    client = spawn(
+        "exec", "最良の回答を", "-w", str(ws), "-f", "json", "--temporal-address", temporal_address
+    )
+    try:
+        assert doomed.wait(timeout=600) == -signal.SIGKILL
+        survivor = spawn_worker(ws, temporal_address)
+        try:
+            out, err = client.communicate(timeout=600)
+        finally:
+            survivor.terminate()
+            survivor.wait()
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    assert client.returncode == 0, err
+    assert json.loads(out)["status"] == "completed"
+    # the redone rounds are stored once, with the usage of the requests that produced them once
+    assert stored_rows(ws / "mixseek.db") == _local_rows(tmp_path)
+
+
+def test_client_killed_then_resume_reattaches(tmp_path: Path, temporal_address: str) -> None:
+    ws = write_workspace(tmp_path / "ws")
+    gate = tmp_path / "gate"
+    execution_id = new_execution_id()
+    # round 2's leaders wait for the gate: the client is killed while the workflow is mid-round
+    worker = spawn_worker(ws, temporal_address, env={"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2"})
+    try:
+        client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
+                       "--temporal-address", temporal_address)  # fmt: skip
+        waiting = gate.with_name("gate.waiting")
+        while not waiting.exists():
+            assert client.poll() is None, client.communicate()
+            time.sleep(0.1)
+        client.kill()
+        client.wait()
+        gate.touch()  # the worker finishes round 2; its results wait for a client to store them
+        db = ws / "mixseek.db"
+        assert rows(db, "SELECT count(*) FROM leader_board WHERE round_number = 2") == [(0,)]
+
+        resumed = mixseek("exec", "--resume", execution_id, "-w", str(ws), "-f", "json",
+                          "--temporal-address", temporal_address)  # fmt: skip
+    finally:
+        worker.terminate()
+        worker.wait()
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["status"] == "completed"
+    assert stored_rows(db) == _local_rows(tmp_path)
+    # one workflow ran the whole execution: the resumed client reattached to it
+    assert asyncio.run(_workflow_runs(temporal_address, execution_id)) == ["COMPLETED"]
+
+
+async def _workflow_runs(address: str, execution_id: str) -> list[str]:
+    """The statuses of the execution's workflow runs, once the server's list shows it completed
+    (the list is updated after the workflow, however long that takes)."""
+    client = await Client.connect(address)
+    while True:
+        statuses = [
+            run.status.name if run.status else "?"
+            async for run in client.list_workflows(f'WorkflowId="mixseek-{execution_id}"')
+        ]
+        if "COMPLETED" in statuses:
+            return statuses
+        await asyncio.sleep(0.2)
+
+
+def test_client_with_its_own_dev_server_killed_then_resumed(tmp_path: Path) -> None:
+    ws = write_workspace(tmp_path / "ws")
+    gate = tmp_path / "gate"
+    execution_id = new_execution_id()
+    client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
+                   "--engine", "temporal", "--workers", "1",
+                   env={"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2"})  # fmt: skip
+    waiting = gate.with_name("gate.waiting")
+    while not waiting.exists():
+        assert client.poll() is None, client.communicate()
+        time.sleep(0.1)
+    children = psutil.Process(client.pid).children(recursive=True)
+    assert len(children) >= 2  # the dev server and the worker
+    client.kill()
+    client.wait()
+    # the dev server and the worker die with the client: nothing is left running
+    psutil.wait_procs(children)
+    gate.touch()
+
+    # a new dev server on the workspace's Temporal state finds the workflow and goes on with it
+    resumed = mixseek("exec", "--resume", execution_id, "-w", str(ws), "-f", "json", "--engine", "temporal")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["status"] == "completed"
+    assert stored_rows(ws / "mixseek.db") == _local_rows(tmp_path)

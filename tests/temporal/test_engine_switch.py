@@ -1,0 +1,53 @@
+"""`mixseek exec --engine temporal`: the same leaderboard and the same rows as the local engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from e2e.db import rows
+from e2e.scripted import write_workspace
+
+from .cluster import mixseek, spawn_worker, stored_rows
+
+
+def test_temporal_with_local_dev_server_stores_the_rows_of_local(tmp_path: Path) -> None:
+    local_ws = write_workspace(tmp_path / "local")
+    temporal_ws = write_workspace(tmp_path / "temporal")
+
+    local = mixseek("exec", "最良の回答を", "-w", str(local_ws), "-f", "json")
+    assert local.returncode == 0, local.stderr
+    done = mixseek("exec", "最良の回答を", "-w", str(temporal_ws), "-f", "json", "--engine", "temporal",
+                   "--workers", "2")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+    assert "temporal: dev server 127.0.0.1:" in done.stderr
+    local_summary, temporal_summary = json.loads(local.stdout), json.loads(done.stdout)
+    assert temporal_summary["leaderboard"] == local_summary["leaderboard"]
+    assert temporal_summary["best"] == local_summary["best"]
+    assert temporal_summary["usage"] == local_summary["usage"]
+    assert stored_rows(temporal_ws / "mixseek.db") == stored_rows(local_ws / "mixseek.db")
+    # both workers were started and have stopped with the execution
+    logs = temporal_ws / "logs"
+    assert all((logs / f"temporal-worker-{n}.log").read_text().startswith("worker: serving") for n in (1, 2))
+
+
+def test_config_key_selects_the_engine_and_workers_on_an_address_take_the_work(
+    tmp_path: Path, temporal_address: str
+) -> None:
+    ws = write_workspace(tmp_path / "ws", max_rounds=2, extra='engine = "temporal"')
+    local_ws = write_workspace(tmp_path / "local", max_rounds=2)
+    workers = [spawn_worker(ws, temporal_address) for _ in range(2)]
+    try:
+        done = mixseek("exec", "最良の回答を", "-w", str(ws), "-f", "json",
+                       "--temporal-address", temporal_address)  # fmt: skip
+    finally:
+        for worker in workers:
+            worker.terminate()
+            worker.wait()
+    assert done.returncode == 0, done.stderr
+    assert "dev server" not in done.stderr
+    local = mixseek("exec", "最良の回答を", "-w", str(local_ws), "-f", "json")
+    assert local.returncode == 0, local.stderr
+    assert stored_rows(ws / "mixseek.db") == stored_rows(local_ws / "mixseek.db")
+    assert rows(ws / "mixseek.db", "SELECT count(*) FROM executions WHERE status = 'completed'") == [(1,)]
