@@ -56,6 +56,7 @@ LAYERS: dict[str, tuple[int, str]] = {
     "text_safety": (1, "ground"),
     "plugins": (1, "ground"),
     "plugin_registry": (1, "ground"),
+    "lazy_exports": (1, "ground"),
     "round_state": (1, "ground"),
     # Spans for every layer's work: each layer opens its own, so the switch lives on the ground.
     "telemetry": (1, "ground"),

@@ -11,8 +11,9 @@ its Ctrl-C handling before anything heavy loads) stays cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mixseek.lazy_exports import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -132,14 +133,4 @@ if TYPE_CHECKING:
     from mixseek.storage.views import BestSubmission, RankingEntry, UsageTotals
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mixseek' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

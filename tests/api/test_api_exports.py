@@ -34,5 +34,11 @@ def test_importing_the_package_loads_no_model_library() -> None:
         "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'duckdb', 'mixseek.'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    loaded = ["mixseek.cli", "mixseek.cli.entry", "mixseek.cli.interrupts", "mixseek.exit_codes"]
+    loaded = [
+        "mixseek.cli",
+        "mixseek.cli.entry",
+        "mixseek.cli.interrupts",
+        "mixseek.exit_codes",
+        "mixseek.lazy_exports",
+    ]
     assert out.strip() == repr(loaded)

@@ -6,8 +6,9 @@ goes through this package and must not load the scoring code, and pydantic-ai wi
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mixseek.lazy_exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "EvaluationError": "mixseek.evaluator.evaluator",
@@ -24,14 +25,4 @@ if TYPE_CHECKING:
     from mixseek.evaluator.models import EvaluationResult, MetricResult, MetricScore
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mixseek.evaluator' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -8,8 +8,9 @@ imported only when a model of that provider is checked or created.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mixseek.lazy_exports import lazy_exports
 
 # name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -70,14 +71,4 @@ if TYPE_CHECKING:
     from mixseek.llm.settings import build_model_settings
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mixseek.llm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -6,8 +6,9 @@ Names are loaded on first use, so that checking metric names (`registry.metric_p
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mixseek.lazy_exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "LLMMetric": "mixseek.evaluator.metrics.base",
@@ -45,14 +46,4 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mixseek.evaluator.metrics' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
