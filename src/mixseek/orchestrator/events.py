@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, TextIO, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from mixseek.redaction import Redactor
-from mixseek.round_controller.models import RoundOutcomeStatus
+from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundOutcomeStatus
 from mixseek.storage.models import FinalStatus, StopReason
 from mixseek.storage.views import UsageTotals
 from mixseek.text_safety import strip_controls
@@ -108,6 +108,20 @@ class TeamRoundFinished(_Event):
     tokens: int = 0
     elapsed: float = 0.0
 
+    @classmethod
+    def of(cls, outcome: RoundOutcome) -> TeamRoundFinished:
+        """The event of a team round's outcome, whichever engine ran it."""
+        return cls(
+            execution_id=outcome.execution_id,
+            team_id=outcome.team_id,
+            round_number=outcome.round_number,
+            status=outcome.status,
+            score=outcome.score,
+            error=outcome.error,
+            tokens=outcome.tokens,
+            elapsed=round(outcome.elapsed_seconds, 3),
+        )
+
 
 class TeamDecided(_Event):
     """Whether a team goes on after a round: by the judgment model (`reason` "judgment", with its
@@ -120,6 +134,19 @@ class TeamDecided(_Event):
     reason: str
     confidence: float | None = None
     reasoning: str | None = None
+
+    @classmethod
+    def of(cls, execution_id: str, team_id: str, round_number: int, decision: RoundDecision) -> TeamDecided:
+        """The event of a team's decision after a round, whichever engine made it."""
+        return cls(
+            execution_id=execution_id,
+            team_id=team_id,
+            round_number=round_number,
+            should_continue=decision.should_continue,
+            reason=decision.reason,
+            confidence=decision.confidence,
+            reasoning=decision.reasoning,
+        )
 
 
 class UsageUpdated(_Event):

@@ -358,18 +358,7 @@ class Orchestrator:
                         )
                     )
                     outcome = await controllers[team_id].run_team_round(round_number, snapshot=before)
-                    self.events.emit(
-                        TeamRoundFinished(
-                            execution_id=execution_id,
-                            team_id=team_id,
-                            round_number=round_number,
-                            status=outcome.status,
-                            score=outcome.score,
-                            error=outcome.error,
-                            tokens=outcome.tokens,
-                            elapsed=round(outcome.elapsed_seconds, 3),
-                        )
-                    )
+                    self.events.emit(TeamRoundFinished.of(outcome))
                     return outcome
 
             outcomes = await asyncio.gather(*(play(t) for t in pending))
@@ -401,17 +390,7 @@ class Orchestrator:
                     snapshot=after,
                 )
                 await controllers[team_id].record_decision(round_number, decision)
-                self.events.emit(
-                    TeamDecided(
-                        execution_id=execution_id,
-                        team_id=team_id,
-                        round_number=round_number,
-                        should_continue=decision.should_continue,
-                        reason=decision.reason,
-                        confidence=decision.confidence,
-                        reasoning=decision.reasoning,
-                    )
-                )
+                self.events.emit(TeamDecided.of(execution_id, team_id, round_number, decision))
                 return team_id, decision
 
         try:

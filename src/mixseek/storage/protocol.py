@@ -28,7 +28,42 @@ from mixseek.storage.views import ExecutionOverview, ExecutionView, RankingEntry
 
 
 @runtime_checkable
-class Store(Protocol):
+class RoundWriter(Protocol):
+    """The writes a team round makes (a `Store` is one): what a round controller needs, so a
+    Temporal worker without the database can record them for the store's one writer to apply."""
+
+    async def save_round(
+        self, record: RoundRecord, *, model_calls: Sequence[Mapping[str, Any]] = ()
+    ) -> None: ...
+
+    async def mark_round_failed(
+        self,
+        execution_id: str,
+        team_id: str,
+        round_number: int,
+        status: Literal["failed", "timeout"],
+        error_message: str,
+        *,
+        ended_at: datetime | None = None,
+        model_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> None: ...
+
+    async def update_judgment(
+        self,
+        execution_id: str,
+        team_id: str,
+        round_number: int,
+        should_continue: bool,
+        reasoning: str | None,
+        confidence: float | None,
+        exit_reason: str | None = None,
+        *,
+        model_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> None: ...
+
+
+@runtime_checkable
+class Store(RoundWriter, Protocol):
     @property
     def location(self) -> str:
         """Where the data lives, for messages (a file, a server)."""
@@ -67,39 +102,10 @@ class Store(Protocol):
 
     async def list_executions(self, limit: int = 50) -> list[ExecutionRecord]: ...
 
-    # -- rounds, decisions and usage -------------------------------------------------
-
-    async def save_round(
-        self, record: RoundRecord, *, model_calls: Sequence[Mapping[str, Any]] = ()
-    ) -> None: ...
+    # -- rounds, decisions and usage (and the writes of `RoundWriter`) --------------------
 
     async def mark_rounds_started(
         self, execution_id: str, round_number: int, team_ids: Sequence[str]
-    ) -> None: ...
-
-    async def mark_round_failed(
-        self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
-        status: Literal["failed", "timeout"],
-        error_message: str,
-        *,
-        ended_at: datetime | None = None,
-        model_calls: Sequence[Mapping[str, Any]] = (),
-    ) -> None: ...
-
-    async def update_judgment(
-        self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
-        should_continue: bool,
-        reasoning: str | None,
-        confidence: float | None,
-        exit_reason: str | None = None,
-        *,
-        model_calls: Sequence[Mapping[str, Any]] = (),
     ) -> None: ...
 
     async def mark_final(self, execution_id: str, team_id: str, round_number: int) -> None: ...
@@ -135,38 +141,3 @@ class Store(Protocol):
     async def get_execution_view(self, execution_id: str) -> ExecutionView | None: ...
 
     async def list_execution_overviews(self, limit: int = 50) -> list[ExecutionOverview]: ...
-
-
-@runtime_checkable
-class RoundWriter(Protocol):
-    """The writes a team round makes (a `Store` is one): what a round controller needs, so a
-    Temporal worker without the database can record them for the store's one writer to apply."""
-
-    async def save_round(
-        self, record: RoundRecord, *, model_calls: Sequence[Mapping[str, Any]] = ()
-    ) -> None: ...
-
-    async def mark_round_failed(
-        self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
-        status: Literal["failed", "timeout"],
-        error_message: str,
-        *,
-        ended_at: datetime | None = None,
-        model_calls: Sequence[Mapping[str, Any]] = (),
-    ) -> None: ...
-
-    async def update_judgment(
-        self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
-        should_continue: bool,
-        reasoning: str | None,
-        confidence: float | None,
-        exit_reason: str | None = None,
-        *,
-        model_calls: Sequence[Mapping[str, Any]] = (),
-    ) -> None: ...

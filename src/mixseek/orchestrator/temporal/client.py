@@ -223,18 +223,7 @@ class StoreActivities:
             status = await self._status(outcome.team_id, outcome.round_number)
             if status is None or status.status not in ("completed", "failed", "timeout"):
                 await self._apply(result.writes, result.unsaved_calls)
-            self.engine.events.emit(
-                TeamRoundFinished(
-                    execution_id=self.execution_id,
-                    team_id=outcome.team_id,
-                    round_number=outcome.round_number,
-                    status=outcome.status,
-                    score=outcome.score,
-                    error=outcome.error,
-                    tokens=outcome.tokens,
-                    elapsed=round(outcome.elapsed_seconds, 3),
-                )
-            )
+            self.engine.events.emit(TeamRoundFinished.of(outcome))
 
         await self._guarded(work())
 
@@ -255,15 +244,7 @@ class StoreActivities:
             decision = result.decision
             if decision is not None:
                 self.engine.events.emit(
-                    TeamDecided(
-                        execution_id=self.execution_id,
-                        team_id=result.team_id,
-                        round_number=result.round_number,
-                        should_continue=decision.should_continue,
-                        reason=decision.reason,
-                        confidence=decision.confidence,
-                        reasoning=decision.reasoning,
-                    )
+                    TeamDecided.of(self.execution_id, result.team_id, result.round_number, decision)
                 )
 
         await self._guarded(work())
