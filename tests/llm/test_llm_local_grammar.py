@@ -109,12 +109,14 @@ def test_a_judgment_confidence_is_a_number_from_0_to_1(checker: Checker) -> None
     grammar = _grammar(build_plan(_output_tool(JudgmentOutput), max_tokens=160))
 
     def reply(confidence: str) -> str:
-        return f'{{"should_continue": true, "reasoning": "ok", "confidence_score": {confidence}}}'
+        # the free-form reasoning comes last, so a reply cut short still has the decision
+        return f'{{"should_continue": true, "confidence_score": {confidence}, "reasoning": "ok"}}'
 
     for confidence in ("0", "0.85", "1", "1.0"):
         assert checker.accepts(grammar, reply(confidence)), confidence
     for confidence in ("2", "1.5", "10", "-0.5"):
         assert not checker.accepts(grammar, reply(confidence)), confidence
+    assert not checker.accepts(grammar, '{"should_continue": true, "reasoning": "ok", "confidence_score": 1}')
 
 
 @pytest.mark.parametrize(

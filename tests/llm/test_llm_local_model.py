@@ -124,6 +124,27 @@ async def test_structured_output_can_be_clamped_into_range(model_file: Path) -> 
     assert response.provider_details["range_notes"] == ["score: 150 > maximum 100, clamped to 100"]
 
 
+class Verdict(BaseModel):
+    should_continue: bool
+    reasoning: str
+    confidence: float = Field(ge=0, le=1)
+
+
+async def test_a_reply_cut_by_max_tokens_inside_its_free_string_still_validates(model_file: Path) -> None:
+    # The grammar asks for the boolean and the number before the free string, so a reply that
+    # `max_tokens` ends in the middle of a long (say Japanese) reasoning is a complete answer.
+    model, script = scripted(
+        model_file, ['{"should_continue": false, "confidence": 0.8, "reasoning": "改善の余地は']
+    )
+    result = await Agent(model, output_type=Verdict).run("Judge it.")
+    assert result.output == Verdict(should_continue=False, reasoning="改善の余地は", confidence=0.8)
+    assert len(script.requests) == 1
+    grammar = script.requests[0].grammar_schema
+    assert grammar is not None
+    assert list(grammar["properties"]) == ["should_continue", "confidence", "reasoning"]
+    assert grammar["required"] == ["should_continue", "reasoning", "confidence"]
+
+
 async def test_out_of_range_answers_go_back_to_the_model_by_default(model_file: Path) -> None:
     model, script = scripted(
         model_file, ['{"score": 150, "comment": "excellent"}', '{"score": 90, "comment": "excellent"}']

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -474,3 +474,29 @@ def test_ranges_in_nested_arrays_and_unions() -> None:
     untouched, none = enforce_numeric_ranges({"maybe": None, "flag": False}, schema, clamp=True)
     assert untouched == {"maybe": None, "flag": False}
     assert none == []
+
+
+def test_bounded_properties_come_before_open_ended_ones() -> None:
+    class Mixed(BaseModel):
+        note: str
+        tags: list[str]
+        stamp: str = Field(json_schema_extra={"format": "date"})
+        label: str | None
+        extra: dict[str, Any]
+        done: bool
+        kind: Literal["a", "b"]
+        scores: list[int]
+        score: float = Field(ge=0, le=100)
+
+    simplified = grammar_schema(inline_refs(Mixed.model_json_schema()), string_cap=100)
+    assert list(simplified["properties"]) == [
+        "stamp",
+        "done",
+        "kind",
+        "scores",
+        "score",
+        "note",
+        "tags",
+        "label",
+        "extra",
+    ]

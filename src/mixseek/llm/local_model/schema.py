@@ -11,7 +11,10 @@ schema. `grammar_schema` rewrites a schema into that part:
   the numeric bounds (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`), which
   `grammar.py` turns into rules; `pattern`, `uniqueItems`, `multipleOf` and the like are dropped;
 - every free string gets a `maxLength` and every array a `maxItems`, so that a structured answer
-  always ends within the token budget. Free-form values (`Any`, `dict` without declared
+  usually ends within the token budget (the budget is shared in characters, and a script such as
+  Japanese takes more than one token per character);
+- an object's properties of bounded size (booleans, numbers, enums) come before its free strings,
+  so a reply cut short still has them. Free-form values (`Any`, `dict` without declared
   properties) are bounded only by `max_tokens`: the converter cannot bound their size.
 
 The grammar keeps numbers inside whole-number bounds from 0 up (a 0–100 score, a 0–1
@@ -38,7 +41,8 @@ MAX_ITEMS_LIMIT = 64
 MAX_REF_DEPTH = 3
 """How many times a recursive `$ref` is expanded before it ends."""
 CHARS_PER_TOKEN = 3
-"""Conservative characters per generated token, to share `max_tokens` between free strings."""
+"""Characters per generated token assumed when sharing `max_tokens` between free strings (Latin
+text; other scripts take more tokens, so their strings may be cut, which the property order allows)."""
 GRAMMAR_FORMATS = frozenset({"date", "time", "date-time", "uuid"})
 """String formats llama.cpp's converter turns into exact rules (hence bounded)."""
 
@@ -296,10 +300,36 @@ def _simplify_object(node: JsonSchema, cap: int) -> JsonSchema:
                 continue
             simplified = {"type": "null"}
         kept[name] = simplified
-    result: JsonSchema = {"type": "object", "properties": kept}
+    # Values of bounded size first: when `max_tokens` cuts the reply, it then cuts a free string,
+    # which the partial parser keeps, instead of leaving a later boolean or score unwritten.
+    ordered = sorted(kept, key=lambda name: _open_ended(kept[name]))
+    result: JsonSchema = {"type": "object", "properties": {name: kept[name] for name in ordered}}
     if required:
         result["required"] = required
     return result
+
+
+def _open_ended(node: JsonSchema) -> bool:
+    """Whether a value of the simplified `node` may run long: it holds a free string or a free-form value."""
+    if string_slots(node) > 0:
+        return True
+    alternatives = alternatives_of(node)
+    if alternatives is not None:
+        return any(isinstance(alt, dict) and _open_ended(alt) for alt in alternatives)
+    node_type = _type_of(node)
+    if isinstance(node_type, list):
+        return any(_open_ended({**node, "type": kind}) for kind in node_type)
+    if node_type is None:
+        return "enum" not in node and "const" not in node
+    if node_type == "array":
+        items = node.get("items")
+        return isinstance(items, dict) and _open_ended(items)
+    if node_type == "object":
+        properties = node.get("properties")
+        if not isinstance(properties, dict):
+            return True
+        return any(_open_ended(prop) for prop in properties.values() if isinstance(prop, dict))
+    return False
 
 
 def enforce_numeric_ranges(value: Any, schema: JsonSchema, *, clamp: bool) -> tuple[Any, list[str]]:
