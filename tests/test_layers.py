@@ -58,6 +58,8 @@ LAYERS: dict[str, tuple[int, str]] = {
     "plugin_registry": (1, "ground"),
     "lazy_exports": (1, "ground"),
     "round_state": (1, "ground"),
+    # Judging statistics (agreement, Bradley–Terry, tests): pure functions every reporter shares.
+    "stats": (1, "ground"),
     # Spans for every layer's work: each layer opens its own, so the switch lives on the ground.
     "telemetry": (1, "ground"),
 }

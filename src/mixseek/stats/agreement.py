@@ -1,0 +1,41 @@
+"""How much a panel of judges agrees on the scores it gave.
+
+Krippendorff's alpha with the interval metric rather than an ICC: a panel judge whose call
+failed leaves a hole, and alpha takes units with any number (two or more) of ratings, while the
+ICC forms need every judge to rate every submission. Scores are 0–100 numbers, so differences
+matter by their size (interval), not just whether they differ (nominal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def krippendorff_alpha_interval(units: Sequence[Sequence[float | None]]) -> float | None:
+    """Alpha over `units` (one list of ratings per rated thing; None where a judge gave none).
+
+    1 is perfect agreement, 0 agreement at chance level, below 0 systematic disagreement.
+    None when it is undefined: fewer than two units with two ratings, or no variation at all.
+    """
+    pairable = [[v for v in unit if v is not None] for unit in units]
+    pairable = [values for values in pairable if len(values) >= 2]
+    if len(pairable) < 2:
+        return None
+    everything = [v for values in pairable for v in values]
+    n = len(everything)
+    observed = 0.0
+    for values in pairable:
+        within = sum((a - b) ** 2 for a in values for b in values)
+        observed += within / (len(values) - 1)
+    observed /= n
+    # the sum over all ordered pairs of (a - b)^2 equals 2 * n * sum((a - mean)^2)
+    mean = sum(everything) / n
+    expected = 2 * n * sum((v - mean) ** 2 for v in everything) / (n * (n - 1))
+    if expected == 0:
+        return None
+    return 1.0 - observed / expected
+
+
+def spread(scores: Sequence[float]) -> float:
+    """Highest minus lowest score: how far apart a panel's judges were on one submission."""
+    return max(scores) - min(scores) if scores else 0.0
