@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import inspect
 import io
@@ -62,13 +63,14 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from _bare import run_bare
-from _sim import SimWorld, write_workspace
+from _cluster import DevServer, Workers, concurrency_for, peak_rss_mb
+from _sim import Call, SimWorld, write_workspace
 
 from mixseek.config.bundle import load_execution_config
 from mixseek.config.workspace import Workspace
@@ -78,6 +80,8 @@ from mixseek.orchestrator.orchestrator import Orchestrator
 from mixseek.storage.aggregation_store import WRITER_IDLE_CLOSE_SECONDS, AggregationStore
 
 TARGETS = {"8": 1.05, "64": 1.15}
+AIM_WALL_VS_LOCAL = 0.6  # issue 13: temporal with 2 workers at T=64, L=0.1 s, against local
+AIM_TEMPORAL_MS = 20.0  # issue 13: Temporal's own CPU per team round (server + client + workers)
 MAX_CONCURRENT_REQUESTS_PER_MODEL = 1024
 PROMPT = "Write a short plan for a benchmark of an LLM team framework."
 RESULT_MARK = "@@result "
@@ -181,21 +185,30 @@ class StoreProbe:
 # -- the child: one configuration ------------------------------------------------
 
 
-def _phases(world: SimWorld, trace: EventTrace, started: float, ended: float, rounds: int) -> dict[str, Any]:
-    """Milliseconds between model calls, per phase (mean and max over team rounds) and per round."""
-    latency = world.latency
+def _phases(
+    model_calls: list[Call],
+    latency: float,
+    events: list[tuple[str, str | None, int | None, float]],
+    started: float,
+    ended: float,
+    rounds: int,
+) -> dict[str, Any]:
+    """Milliseconds between model calls, per phase (mean and max over team rounds) and per round.
+
+    Model calls and events may come from different processes: both are on `time.perf_counter`,
+    CLOCK_MONOTONIC on Linux, one clock for the whole machine."""
     calls: dict[tuple[str, int], dict[str, list[tuple[float, float]]]] = defaultdict(
         lambda: defaultdict(list)
     )
-    for call in world.calls:
+    for call in model_calls:
         if call.team_id is not None and call.round_number is not None:
             calls[(call.team_id, call.round_number)][call.role].append((call.start, call.end))
     at: dict[tuple[str, str | None, int | None], float] = {}
-    for kind, team, round_number, t in trace.events:
+    for kind, team, round_number, t in events:
         at.setdefault((kind, team, round_number), t)
 
     latest: dict[tuple[str, int], float] = {}
-    for kind, _, round_number, t in trace.events:
+    for kind, _, round_number, t in events:
         if round_number is not None:
             latest[(kind, round_number)] = max(t, latest.get((kind, round_number), t))
 
@@ -221,7 +234,7 @@ def _phases(world: SimWorld, trace: EventTrace, started: float, ended: float, ro
             decided = at.get(("team_decided", team, r))
             if decided is not None:
                 per_phase["judgment_to_decided"].append(decided - judged[1])
-    stretch = [c.end - c.start - latency for c in world.calls]
+    stretch = [c.end - c.start - latency for c in model_calls]
 
     per_round = []
     for r in range(1, rounds + 1):
@@ -257,21 +270,57 @@ async def _run(orchestrator: Orchestrator, threads: int | None) -> Any:
     return await orchestrator.run(PROMPT)
 
 
-def run_child(args: argparse.Namespace) -> dict[str, Any]:
-    teams, rounds, latency = args.teams_one, args.rounds, args.latency
-    settings = {
+def settings_for(teams: int) -> dict[str, int]:
+    """Orchestrator settings that let every team run at once."""
+    return {
         "max_concurrent_teams": min(max(teams, 1), 256),
         "max_concurrent_requests_per_model": MAX_CONCURRENT_REQUESTS_PER_MODEL,
     }
+
+
+@contextlib.contextmanager
+def _workspace(args: argparse.Namespace) -> Iterator[tuple[Path, Path]]:
+    """(root, orchestrator.toml): the one the parent wrote for its workers, else a fresh one."""
+    if args.workspace:
+        root = Path(args.workspace)
+        yield root, root / "configs" / "orchestrator.toml"
+        return
+    with tempfile.TemporaryDirectory(prefix="mixseek-bench-") as tmp:
+        root = Path(tmp)
+        yield (
+            root,
+            write_workspace(
+                root,
+                teams=args.teams_one,
+                rounds=args.rounds,
+                members=args.members,
+                metrics=args.metrics,
+                **settings_for(args.teams_one),
+            ),
+        )
+
+
+def _cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
+    """User + system CPU so far of other processes (the dev server, workers), by name."""
+    import psutil
+
+    seconds = {}
+    for name, pid in pids.items():
+        times = psutil.Process(pid).cpu_times()
+        seconds[name] = times.user + times.system
+    return seconds
+
+
+def run_child(args: argparse.Namespace) -> dict[str, Any]:
+    teams, rounds, latency = args.teams_one, args.rounds, args.latency
+    settings = settings_for(teams)
     extra = {
         "store_idle_close_seconds": args.idle_close,
         "to_thread_workers": args.threads or min(32, (os.cpu_count() or 1) + 4),
     }
-    with tempfile.TemporaryDirectory(prefix="mixseek-bench-") as tmp:
-        root = Path(tmp)
-        orchestrator_file = write_workspace(
-            root, teams=teams, rounds=rounds, members=args.members, metrics=args.metrics, **settings
-        )
+    watched = dict(item.split("=", 1) for item in args.watch.split(",")) if args.watch else {}
+    pids = {name: int(pid) for name, pid in watched.items()}
+    with _workspace(args) as (root, orchestrator_file):
         world = SimWorld(latency)
         trace = EventTrace()
         sinks: list[EventSink] = [trace]
@@ -281,8 +330,15 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
             config = load_execution_config(Workspace(root), orchestrator_file)
             store = AggregationStore(config.workspace.db_path, idle_close_seconds=args.idle_close)
             probe = StoreProbe(store)
-            orchestrator = Orchestrator(config, store=store, sinks=sinks)
+            if args.address:
+                from mixseek.orchestrator.temporal.client import TemporalOrchestrator
+
+                orchestrator: Orchestrator = TemporalOrchestrator(config, address=args.address, sinks=sinks)
+                orchestrator.store = store  # the probed one (the orchestrator opens its store lazily)
+            else:
+                orchestrator = Orchestrator(config, store=store, sinks=sinks)
         profiler = cProfile.Profile() if args.profile else None
+        others_started = _cpu_seconds(pids)
         started, cpu_started, loop_cpu_started = time.perf_counter(), time.process_time(), time.thread_time()
         if profiler is not None:
             profiler.enable()
@@ -290,6 +346,7 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
         if profiler is not None:
             profiler.disable()
         ended, cpu, loop_cpu = time.perf_counter(), time.process_time(), time.thread_time()
+        others = {name: round(t - others_started[name], 3) for name, t in _cpu_seconds(pids).items()}
         db_bytes = (root / "mixseek.db").stat().st_size
     wall = ended - started
     if profiler is not None:
@@ -301,27 +358,33 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
     incomplete = [t.team_id for t in summary.teams if t.rounds_completed != rounds]
     if summary.status != "completed" or incomplete:
         raise SystemExit(f"execution {summary.status}; teams short of {rounds} rounds: {incomplete}")
-    expected = expected_calls(teams, rounds, args.members, args.metrics)
-    if len(world.calls) != expected:
-        raise SystemExit(f"{len(world.calls)} model calls, expected {expected}")
-    return {
+    result: dict[str, Any] = {
         "teams": teams,
         "rounds": rounds,
         "members": args.members,
         "metrics": args.metrics,
         "latency_s": latency,
+        "engine": "temporal" if args.address else "local",
         "wall_s": round(wall, 4),
         "lower_bound_s": round(bound, 4),
         "ratio": round(wall / bound, 4),
-        "model_calls": len(world.calls),
         "cpu_s": round(cpu - cpu_started, 3),
         "loop_thread_cpu_s": round(loop_cpu - loop_cpu_started, 3),
+        "other_cpu_s": others,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "db_bytes": db_bytes,
         "settings": {**settings, **extra},
-        "breakdown": _phases(world, trace, started, ended, rounds),
         "store": probe.report(),
     }
+    if args.address:  # the calls were made in the workers: the parent puts the two together
+        result["trace"] = {"events": trace.events, "started": started, "ended": ended}
+        return result
+    expected = expected_calls(teams, rounds, args.members, args.metrics)
+    if len(world.calls) != expected:
+        raise SystemExit(f"{len(world.calls)} model calls, expected {expected}")
+    result["model_calls"] = len(world.calls)
+    result["breakdown"] = _phases(world.calls, latency, trace.events, started, ended, rounds)
+    return result
 
 
 def run_bare_child(args: argparse.Namespace) -> dict[str, Any]:
@@ -342,7 +405,9 @@ def run_bare_child(args: argparse.Namespace) -> dict[str, Any]:
 # -- the parent: one subprocess per T ---------------------------------------------
 
 
-def _command(args: argparse.Namespace, teams: int, *, bare: bool) -> list[str]:
+def _command(
+    args: argparse.Namespace, teams: int, *, bare: bool, extra: list[str] | None = None
+) -> list[str]:
     command = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -363,12 +428,14 @@ def _command(args: argparse.Namespace, teams: int, *, bare: bool) -> list[str]:
         str(args.idle_close),
         "--threads",
         str(args.threads),
+        *(extra or []),
     ]
     if bare:
         command.append("--bare")
     elif args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
-        command += ["--profile", str(Path(args.profile) / f"orchestration-T{teams}.prof")]
+        name = "local" if not extra else f"temporal{extra[extra.index('--workers') + 1]}"
+        command += ["--profile", str(Path(args.profile) / f"orchestration-T{teams}-{name}.prof")]
     return command
 
 
@@ -385,7 +452,62 @@ def spawn(args: argparse.Namespace, teams: int, *, bare: bool = False) -> dict[s
     done = subprocess.run(_command(args, teams, bare=bare), capture_output=True, text=True, check=False)
     if args.profile and not bare:
         sys.stderr.write(done.stderr)
-    return _result(teams, done.returncode, done.stdout, done.stderr)
+    result = _result(teams, done.returncode, done.stdout, done.stderr)
+    if not bare:
+        result.update(workers=0, worker_cpu_s=[], server_cpu_s=0.0, worker_peak_rss_mb=[])
+    return result
+
+
+def spawn_temporal(args: argparse.Namespace, teams: int, workers: int, server: DevServer) -> dict[str, Any]:
+    """One execution with the temporal engine: fresh workers on a fresh workspace, the shared server."""
+    with tempfile.TemporaryDirectory(prefix="mixseek-bench-") as tmp:
+        root = Path(tmp)
+        write_workspace(
+            root, teams=teams, rounds=args.rounds, members=args.members, metrics=args.metrics,
+            **settings_for(teams),
+        )  # fmt: skip
+        concurrency = concurrency_for(teams, workers, args.concurrency)
+        pool = Workers(root, server.address, count=workers, concurrency=concurrency, latency=args.latency)
+        try:
+            watch = {"server": server.pid} | {f"worker-{n}": pid for n, pid in enumerate(pool.pids, 1)}
+            extra = ["--workspace", str(root), "--address", server.address, "--workers", str(workers)]
+            extra += ["--watch", ",".join(f"{name}={pid}" for name, pid in watch.items())]
+            command = _command(args, teams, bare=False, extra=extra)
+            try:
+                done = subprocess.run(
+                    command, capture_output=True, text=True, check=False, timeout=args.run_timeout
+                )
+            except subprocess.TimeoutExpired:  # e.g. a workflow task failing over and over
+                raise SystemExit(
+                    f"temporal/{workers} at T={teams}: no result in {args.run_timeout:g} s; "
+                    f"see the dev server's log in {server.state}"
+                ) from None
+            server_rss = peak_rss_mb(server.pid)
+        finally:
+            stopped = pool.stop()
+    if args.profile:
+        sys.stderr.write(done.stderr)
+    result = _result(teams, done.returncode, done.stdout, done.stderr)
+    calls = [call for made in stopped["calls"] for call in made]
+    expected = expected_calls(teams, args.rounds, args.members, args.metrics)
+    if len(calls) != expected:
+        raise SystemExit(f"temporal/{workers}: {len(calls)} model calls, expected {expected}")
+    trace = result.pop("trace")
+    events = [(kind, team, number, t) for kind, team, number, t in trace["events"]]
+    others = result["other_cpu_s"]
+    result.update(
+        workers=workers,
+        worker_concurrency=concurrency,
+        model_calls=len(calls),
+        calls_per_worker=[len(made) for made in stopped["calls"]],
+        worker_cpu_s=[others[f"worker-{n}"] for n in range(1, workers + 1)],
+        worker_total_cpu_s=[round(t, 3) for t in stopped["cpu_total_s"]],
+        worker_peak_rss_mb=[round(mb, 1) for mb in stopped["peak_rss_mb"]],
+        server_cpu_s=others["server"],
+        server_peak_rss_mb=round(server_rss, 1),
+        breakdown=_phases(calls, args.latency, events, trace["started"], trace["ended"], args.rounds),
+    )
+    return result
 
 
 def spawn_bare_split(args: argparse.Namespace, teams: int, processes: int) -> dict[str, Any]:
@@ -408,12 +530,22 @@ def spawn_bare_split(args: argparse.Namespace, teams: int, processes: int) -> di
     return {"processes": len(children), "wall_s": wall, "ratio": ratio}
 
 
-def median_run(args: argparse.Namespace, teams: int) -> dict[str, Any]:
-    """`--repeat` fresh runs; the one with the median wall time, plus the spread of all."""
-    runs = sorted((spawn(args, teams) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
+def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    runs = sorted(runs, key=lambda r: r["wall_s"])
     result = runs[len(runs) // 2]
     result["repeat"] = len(runs)
     result["ratio_range"] = [runs[0]["ratio"], runs[-1]["ratio"]]
+    return result
+
+
+def median_run(
+    args: argparse.Namespace, teams: int, engine: str, workers: int, server: DevServer | None
+) -> dict[str, Any]:
+    """`--repeat` fresh runs of one configuration; the one with the median wall time, plus the spread."""
+    if engine == "temporal":
+        assert server is not None
+        return _median([spawn_temporal(args, teams, workers, server) for _ in range(args.repeat)])
+    result = _median([spawn(args, teams) for _ in range(args.repeat)])
     if not args.no_bare:
         bare = sorted((spawn(args, teams, bare=True) for _ in range(args.repeat)), key=lambda r: r["wall_s"])
         result["bare"] = bare[len(bare) // 2]
@@ -424,6 +556,29 @@ def median_run(args: argparse.Namespace, teams: int) -> dict[str, Any]:
             )
             result["bare_split"] = split[len(split) // 2]
     return result
+
+
+def label(r: dict[str, Any]) -> str:
+    return "local" if r["engine"] == "local" else f"temporal/{r['workers']}"
+
+
+def total_cpu(r: dict[str, Any]) -> float:
+    """CPU of every process over the run: exec (client), workers, dev server."""
+    return float(r["cpu_s"] + sum(r["worker_cpu_s"]) + r["server_cpu_s"])
+
+
+def add_comparisons(results: list[dict[str, Any]]) -> None:
+    """Per temporal run: its wall time over the local one's and Temporal's own CPU per team round."""
+    local = {r["teams"]: r for r in results if r["engine"] == "local"}
+    for r in results:
+        r["total_cpu_s"] = round(total_cpu(r), 3)
+        r["cpu_per_request_ms"] = round(total_cpu(r) / r["model_calls"] * 1000, 2)
+        base = local.get(r["teams"])
+        if r["engine"] != "temporal" or base is None:
+            continue
+        r["wall_vs_local"] = round(r["wall_s"] / base["wall_s"], 3)
+        team_rounds = r["teams"] * r["rounds"]
+        r["temporal_cpu_per_team_round_ms"] = round((total_cpu(r) - total_cpu(base)) / team_rounds * 1000, 1)
 
 
 def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
@@ -445,27 +600,36 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
         f"workers = {args.threads or f'min(32, cpu+4) = {min(32, (os.cpu_count() or 1) + 4)}'}; "
         f"{os.cpu_count()} CPUs"
     )
+    if any(r["engine"] == "temporal" for r in results):
+        concurrency = "ceil(T / N)" if args.concurrency == 0 else str(args.concurrency)
+        print(
+            f"temporal: one dev server for the whole bench (headless, 127.0.0.1, state "
+            f"{'in a SQLite file, as `mixseek exec` runs it' if args.server_db == 'file' else 'in memory'}); "
+            f"N fresh `mixseek worker`s per run with --concurrency {concurrency}; the exec process is "
+            "the client, runs the workflow and writes the store"
+        )
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"load average at the end (1, 5, 15 min): {load}")
     print()
-    columns = ("T", "wall s", "bound s", "ratio", "runs: ratios", "target", "calls", "RSS MB", "CPU s")
-    columns += ("loop CPU", "bare ratio", "bare CPU", f"bare/{args.bare_processes}p")
-    widths = (4, 8, 8, 7, 15, 7, 6, 7, 7, 9, 11, 9, 9)
+    columns = ("T", "engine", "wall s", "bound s", "ratio", "runs: ratios", "target", "calls")
+    columns += ("vs local", "bare ratio", "bare CPU", f"bare/{args.bare_processes}p")
+    widths = (4, 11, 8, 8, 7, 15, 7, 6, 9, 11, 9, 9)
     header = " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
     print(header)
     print("-" * len(header))
     for r in results:
-        target = TARGETS.get(str(r["teams"]))
+        target = TARGETS.get(str(r["teams"])) if r["engine"] == "local" else None
         low, high = r["ratio_range"]
         cells = (
             r["teams"],
+            label(r),
             f"{r['wall_s']:.3f}",
             f"{r['lower_bound_s']:.3f}",
             f"{r['ratio']:.3f}",
             f"{r['repeat']}: {low:.2f}-{high:.2f}",
             "" if target is None else f"{target:.2f}",
             r["model_calls"],
-            f"{r['peak_rss_mb']:.1f}",
-            f"{r['cpu_s']:.2f}",
-            f"{r['loop_thread_cpu_s']:.2f}",
+            f"{r['wall_vs_local']:.3f}" if "wall_vs_local" in r else "-",
             f"{r['bare']['ratio']:.3f}" if "bare" in r else "-",
             f"{r['bare']['cpu_s']:.2f}" if "bare" in r else "-",
             f"{r['bare_split']['ratio']:.3f}" if "bare_split" in r else "-",
@@ -483,20 +647,25 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
             " could give here"
         )
     print()
+    print_cpu(results)
+    print()
     print("where the time between model calls went (ms; mean / max over team rounds):")
     names = sorted({name for r in results for name in r["breakdown"]["phases_ms"]}, key=_phase_order)
-    header = f"{'phase':<22}" + "".join(f"{'T=' + str(r['teams']):>16}" for r in results)
+    width = 20
+    header = f"{'phase':<22}" + "".join(
+        f"{'T=' + str(r['teams']) + ' ' + label(r):>{width}}" for r in results
+    )
     print(header)
     print("-" * len(header))
     for name in names:
         cells = []
         for r in results:
             p = r["breakdown"]["phases_ms"].get(name)
-            cells.append(f"{p['mean']:>7.1f} /{p['max']:>7.1f}" if p else f"{'-':>16}")
-        print(f"{name:<22}" + "".join(f"{c:>16}" for c in cells))
+            cells.append(f"{p['mean']:>7.1f} /{p['max']:>7.1f}" if p else "-")
+        print(f"{name:<22}" + "".join(f"{c:>{width}}" for c in cells))
     stretch = "".join(
-        f"{r['breakdown']['call_stretch_ms']['mean']:>7.1f} /{r['breakdown']['call_stretch_ms']['max']:>7.1f}"
-        for r in results
+        f"{s['mean']:>7.1f} /{s['max']:>7.1f}".rjust(width)
+        for s in (r["breakdown"]["call_stretch_ms"] for r in results)
     )
     print(f"{'model call - L':<22}{stretch}")
     print()
@@ -507,13 +676,61 @@ def print_report(args: argparse.Namespace, results: list[dict[str, Any]]) -> Non
             f"then {p['after_ms']:.0f}"
             for p in r["breakdown"]["per_round"]
         )
-        print(f"  T={r['teams']}: startup {r['breakdown']['startup_ms']:.0f}; {rounds_text}")
+        print(f"  T={r['teams']} {label(r)}: startup {r['breakdown']['startup_ms']:.0f}; {rounds_text}")
+
+
+def print_cpu(results: list[dict[str, Any]]) -> None:
+    print(
+        "CPU seconds over the run window, per process kind (exec = the client: workflow, store, events;"
+        " local runs everything there), and peak RSS (MB):"
+    )
+    columns = ("T", "engine", "exec", "exec loop", "workers: each", "server", "total", "ms/req")
+    columns += ("RSS exec", "RSS wrk max", "RSS server", "Temporal ms/team-round")
+    widths = (4, 11, 7, 9, 22, 7, 7, 7, 9, 11, 10, 23)
+    header = " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        each = r["worker_cpu_s"]
+        worker_text = f"{sum(each):.2f}: " + "/".join(f"{t:.2f}" for t in each) if each else "-"
+        cost = r.get("temporal_cpu_per_team_round_ms")
+        cells = (
+            r["teams"],
+            label(r),
+            f"{r['cpu_s']:.2f}",
+            f"{r['loop_thread_cpu_s']:.2f}",
+            worker_text,
+            f"{r['server_cpu_s']:.2f}" if r["engine"] == "temporal" else "-",
+            f"{r['total_cpu_s']:.2f}",
+            f"{r['cpu_per_request_ms']:.2f}",
+            f"{r['peak_rss_mb']:.0f}",
+            f"{max(r['worker_peak_rss_mb']):.0f}" if r["worker_peak_rss_mb"] else "-",
+            f"{r['server_peak_rss_mb']:.0f}" if "server_peak_rss_mb" in r else "-",
+            "-" if cost is None else f"{cost:.1f}" + ("  ok" if cost <= AIM_TEMPORAL_MS else "  MISS"),
+        )
+        print(" ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)))
+    print(
+        "Temporal ms/team-round = (total CPU of the temporal run - total CPU of the local run at the same T)"
+        f" / (T x R); aim <= {AIM_TEMPORAL_MS:g} ms. RSS server: the dev server's peak over the whole bench."
+    )
+    spread = [
+        f"T={r['teams']} {label(r)}: {r['calls_per_worker']}" for r in results if r.get("calls_per_worker")
+    ]
+    if spread:
+        print("model calls per worker: " + "; ".join(spread))
+    for r in results:
+        if r["engine"] == "temporal" and r["teams"] == 64 and r["workers"] == 2 and "wall_vs_local" in r:
+            ok = "ok" if r["wall_vs_local"] <= AIM_WALL_VS_LOCAL else "MISS"
+            print(
+                f"aim: temporal/2 at T=64 wall <= {AIM_WALL_VS_LOCAL:g} x local (L={r['latency_s']:g}):"
+                f" {r['wall_vs_local']:.3f} {ok}"
+            )
 
 
 def print_store(results: list[dict[str, Any]]) -> None:
     print()
     print("store (count, total ms): operations as awaited (incl. queueing), then time on the connection")
-    header = f"{'operation':<30}" + "".join(f"{'T=' + str(r['teams']):>18}" for r in results)
+    header = f"{'operation':<30}" + "".join(f"{'T=' + str(r['teams']) + ' ' + label(r):>20}" for r in results)
     print(header)
     print("-" * len(header))
     for section in ("ops", "visits"):
@@ -521,11 +738,11 @@ def print_store(results: list[dict[str, Any]]) -> None:
         for name in names:
             cells = [r["store"][section].get(name) for r in results]
             text = [f"{c['n']:>6} {c['ms']:>9.0f}" if c else "-" for c in cells]
-            label = name if section == "ops" else f"SQL: {name}"
-            print(f"{label:<30}" + "".join(f"{t:>18}" for t in text))
+            title = name if section == "ops" else f"SQL: {name}"
+            print(f"{title:<30}" + "".join(f"{t:>20}" for t in text))
     for what in ("opens", "closes"):
         text = [f"{r['store'][what]['n']:>6} {r['store'][what]['ms']:>9.0f}" for r in results]
-        print(f"{'connection ' + what:<30}" + "".join(f"{t:>18}" for t in text))
+        print(f"{'connection ' + what:<30}" + "".join(f"{t:>20}" for t in text))
 
 
 def _phase_order(name: str) -> int:
@@ -570,10 +787,40 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=os.cpu_count() or 1,
         help="also run the bare workload shared out over this many processes (default: CPUs)",
     )
+    parser.add_argument(
+        "--engine", default="local", help="comma-separated engines: local, temporal (default local)"
+    )
+    parser.add_argument(
+        "--workers", default="2", help="comma-separated worker counts for the temporal engine (default 2)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=0,
+        help="each worker's --concurrency (default 0: ceil(T / workers), every team at once)",
+    )
+    parser.add_argument(
+        "--server-db",
+        choices=("file", "memory"),
+        default="file",
+        help="dev server state: a SQLite file as `mixseek exec` keeps it (default), or memory",
+    )
+    parser.add_argument(
+        "--run-timeout", type=float, default=1200, help="seconds before a temporal run is given up"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--workspace", help=argparse.SUPPRESS)  # child: the parent's workspace
+    parser.add_argument("--address", help=argparse.SUPPRESS)  # child: the temporal engine's server
+    parser.add_argument("--watch", help=argparse.SUPPRESS)  # child: name=pid,... to measure CPU of
     args = parser.parse_args(argv)
     args.team_counts = [int(t) for t in str(args.teams).split(",") if t.strip()]
+    args.engines = [e.strip() for e in str(args.engine).split(",") if e.strip()]
+    args.worker_counts = [int(n) for n in str(args.workers).split(",") if n.strip()]
+    if not args.engines or set(args.engines) - {"local", "temporal"}:
+        parser.error("--engine: local and/or temporal")
+    if not args.worker_counts or min(args.worker_counts) < 1 or args.concurrency < 0:
+        parser.error("--workers: counts >= 1; --concurrency >= 0")
     if args.rounds < 1 or args.members < 1 or args.metrics < 1 or args.latency <= 0 or args.repeat < 1:
         parser.error("need --rounds >= 1, --members >= 1, --metrics >= 1, --latency > 0, --repeat >= 1")
     if not args.team_counts or min(args.team_counts) < 1 or max(args.team_counts) > 256:
@@ -588,7 +835,22 @@ def main(argv: list[str] | None = None) -> None:
         result = run_bare_child(args) if args.bare else run_child(args)
         print(RESULT_MARK + json.dumps(result), flush=True)
         return
-    results = [median_run(args, teams) for teams in args.team_counts]
+    configs = [
+        (teams, engine, workers)
+        for teams in args.team_counts
+        for engine in args.engines
+        for workers in (args.worker_counts if engine == "temporal" else [0])
+    ]
+    with contextlib.ExitStack() as stack:
+        server = None
+        if "temporal" in args.engines:
+            state = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mixseek-bench-temporal-")))
+            server = stack.enter_context(DevServer(state, persist=args.server_db == "file"))
+        results = []
+        for teams, engine, workers in configs:
+            results.append(median_run(args, teams, engine, workers, server))
+            print(f"done: T={teams} {label(results[-1])}: {results[-1]['wall_s']:.2f} s", file=sys.stderr)
+    add_comparisons(results)
     print_report(args, results)
     print_store(results)
     print(
@@ -597,6 +859,10 @@ def main(argv: list[str] | None = None) -> None:
                 "bench": "orchestration",
                 "results": [{k: v for k, v in r.items() if k not in ("breakdown", "store")} for r in results],
                 "targets": {f"T={k}": v for k, v in TARGETS.items()},
+                "aims": {
+                    "temporal2_wall_vs_local_T64": AIM_WALL_VS_LOCAL,
+                    "temporal_cpu_ms": AIM_TEMPORAL_MS,
+                },
             }
         )
     )

@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "EvaluatorSettings": "mixseek.config.evaluator",
     "MetricConfig": "mixseek.config.evaluator",
     "JudgmentSettings": "mixseek.config.judgment",
+    "PairwiseSettings": "mixseek.config.pairwise",
     "PromptBuilderSettings": "mixseek.config.prompt_builder",
     # events
     "Event": "mixseek.orchestrator.events",
@@ -48,6 +49,9 @@ _EXPORTS: dict[str, str] = {
     "UsageUpdated": "mixseek.orchestrator.events",
     "ExecutionStopping": "mixseek.orchestrator.events",
     "ExecutionFinished": "mixseek.orchestrator.events",
+    "PairwiseStarted": "mixseek.orchestrator.events",
+    "PairwiseCompared": "mixseek.orchestrator.events",
+    "PairwiseFinished": "mixseek.orchestrator.events",
     "parse_event": "mixseek.orchestrator.events",
     # results
     "ExecutionSummary": "mixseek.orchestrator.models",
@@ -55,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "BestSubmission": "mixseek.storage.views",
     "RankingEntry": "mixseek.storage.views",
     "UsageTotals": "mixseek.storage.views",
+    "PairwiseView": "mixseek.storage.pairwise_views",
     # errors
     "MixseekError": "mixseek.errors",
     "InputError": "mixseek.errors",
@@ -84,6 +89,11 @@ __all__ = [
     "MixseekError",
     "ModelLimitConfig",
     "OrchestratorSettings",
+    "PairwiseCompared",
+    "PairwiseFinished",
+    "PairwiseSettings",
+    "PairwiseStarted",
+    "PairwiseView",
     "PromptBuilderSettings",
     "RankingEntry",
     "RoundStarted",
@@ -107,6 +117,7 @@ if TYPE_CHECKING:
     from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
     from mixseek.config.judgment import JudgmentSettings
     from mixseek.config.orchestrator import ModelLimitConfig, OrchestratorSettings
+    from mixseek.config.pairwise import PairwiseSettings
     from mixseek.config.prompt_builder import PromptBuilderSettings
     from mixseek.config.team_models import LeaderAgentConfig, MemberAgentConfig, TeamConfig
     from mixseek.config.workflow_models import (
@@ -122,6 +133,9 @@ if TYPE_CHECKING:
         ExecutionResumed,
         ExecutionStarted,
         ExecutionStopping,
+        PairwiseCompared,
+        PairwiseFinished,
+        PairwiseStarted,
         RoundStarted,
         TeamDecided,
         TeamRoundFinished,
@@ -130,6 +144,7 @@ if TYPE_CHECKING:
         parse_event,
     )
     from mixseek.orchestrator.models import ExecutionSummary, TeamSummary
+    from mixseek.storage.pairwise_views import PairwiseView
     from mixseek.storage.views import BestSubmission, RankingEntry, UsageTotals
 
 

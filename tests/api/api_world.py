@@ -20,7 +20,13 @@ from mixseek import (
 ROUNDS = 2
 
 
-def scripted_mixseek(world: World, *, workspace: Path | None = None, max_rounds: int = ROUNDS) -> Mixseek:
+def scripted_mixseek(
+    world: World,
+    *,
+    workspace: Path | None = None,
+    max_rounds: int = ROUNDS,
+    evaluator: EvaluatorSettings | None = None,
+) -> Mixseek:
     helper = MemberAgentConfig(
         agent_name="helper", agent_type="plain", tool_description="手伝う", model=world.member()
     )
@@ -38,7 +44,7 @@ def scripted_mixseek(world: World, *, workspace: Path | None = None, max_rounds:
             ),
         ],
         orchestrator=OrchestratorSettings(max_rounds=max_rounds, retry_base_delay_seconds=0.01),
-        evaluator=EvaluatorSettings(model=metric),
+        evaluator=evaluator or EvaluatorSettings(model=metric),
         judgment=JudgmentSettings(model=world.judgment()),
         workspace=workspace,
     )

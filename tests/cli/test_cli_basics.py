@@ -32,7 +32,7 @@ def test_version(runner: CliRunner) -> None:
 
 def _command_path(command: str) -> list[str]:
     words = command.split()[1:]
-    return words[:2] if words and words[0] in ("runs", "config") else words[:1]
+    return words[:2] if words and words[0] in ("runs", "config", "judges") else words[:1]
 
 
 def test_every_option_in_the_readme_table_exists(runner: CliRunner) -> None:

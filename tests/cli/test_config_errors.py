@@ -186,8 +186,8 @@ CASES: list[tuple[str, str, str, str, str]] = [
         'name = "coverage"',
         'name = "beauty"',
         "configs/evaluator.toml: evaluator.metrics[1]: unknown metric 'beauty': use one of "
-        "clarity_coherence, coverage, relevance, llm_plain "
-        'or set class_path = "module:Class" for a custom metric',
+        "clarity_coherence, coverage, relevance, llm_plain, length, patterns, json_schema, "
+        'reference_similarity or set class_path = "module:Class" for a custom metric',
     ),
     (
         "judgment-wrong-type",

@@ -1,6 +1,9 @@
 """The quick commands load only what they need: `mixseek --help`, `runs list` and `config validate`
 never import pydantic-ai (loading it takes about a second), and `--help` loads neither the config
-models nor the store; importing the CLI loads none of the libraries a command may not need.
+models nor the store nor asyncio; importing the CLI loads none of the libraries a command may not
+need. `runs list|show` read the store once without an event loop: none of the store's write path
+(`AggregationStore`, asyncio), nor tenacity (loaded only once a lock is met) nor psutil (loaded only
+to ask whether a running execution's process is alive).
 
 Each check runs the real CLI in a fresh interpreter and reads `sys.modules` as it exits: what was
 imported, not how long it took (bench/cli_startup.py times them).
@@ -30,6 +33,10 @@ HEAVY = (
     "opentelemetry",
     "llama_cpp",
     "rich",
+    "asyncio",
+    "tenacity",
+    "psutil",
+    "mixseek.storage.aggregation_store",
 )
 
 # runs the `mixseek` command in this interpreter; at exit, prints which HEAVY packages it loaded
@@ -67,7 +74,7 @@ def test_help_loads_neither_pydantic_ai_nor_config_models_nor_the_store(args: li
     assert proc.returncode == 0, proc.stderr
     assert "Usage: mixseek" in proc.stdout
     # Typer's own: it checks a command's parameters with pydantic and lays out help with rich
-    assert [m for m in loaded if m not in ("pydantic", "rich")] == []
+    assert [m for m in loaded if m not in ("pydantic", "rich")] == []  # no asyncio either
 
 
 def test_config_validate_of_a_sample_workspace_loads_no_pydantic_ai(
@@ -83,14 +90,19 @@ def test_config_validate_of_a_sample_workspace_loads_no_pydantic_ai(
     assert "rich" not in loaded  # its lines are plain
 
 
-def test_runs_list_loads_no_pydantic_ai(tmp_path: Path, runner: CliRunner) -> None:
+def test_runs_list_and_show_load_neither_pydantic_ai_nor_the_write_path(
+    tmp_path: Path, runner: CliRunner
+) -> None:
     ws = write_workspace(tmp_path / "ws", max_rounds=1)
     with override_models(World().models()):
         result = runner.invoke(app, ["exec", "課題", "-w", str(ws), "-f", "json"])
     assert result.exit_code == 0, result.output
     execution_id = json.loads(result.stdout)["execution_id"]
     for output_format in ("text", "json"):
-        proc, loaded = loaded_by("runs", "list", "-w", str(ws), "-f", output_format)
-        assert proc.returncode == 0, proc.stderr
-        assert execution_id in proc.stdout
-        assert "pydantic_ai" not in loaded
+        for args in (["runs", "list"], ["runs", "show", execution_id]):
+            proc, loaded = loaded_by(*args, "-w", str(ws), "-f", output_format)
+            assert proc.returncode == 0, proc.stderr
+            assert execution_id in proc.stdout
+            assert "pydantic_ai" not in loaded
+            for module in ("mixseek.storage.aggregation_store", "asyncio", "tenacity", "psutil"):
+                assert module not in loaded, (args, output_format)

@@ -8,6 +8,11 @@ SCRIPTED_LEADER_DELAY slows every leader call (to send Ctrl-C mid-round).
 SCRIPTED_GATE=path with SCRIPTED_GATE_AT=round holds every leader call of that
 round and later: the first one creates `path.waiting`, and all wait until
 `path` exists (a process kept busy mid-run for as long as a test needs).
+SCRIPTED_PIDS=dir makes every leader call write `dir/<pid>` and wait (at most
+120 s) until two processes have done so: work that only two workers can finish.
+SCRIPTED_DOWN=team makes that team's leader fail every request with an HTTP
+500 (transient, so retried until the retries run out), each attempt appended
+as a line to the file SCRIPTED_DOWN_LOG when it is set.
 """
 
 from __future__ import annotations
@@ -16,13 +21,16 @@ import asyncio
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parent))
 
+from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from scripted import ROUND_RE, World
@@ -53,6 +61,41 @@ class GatedModel(WrapperModel):
         return await super().request(messages, model_settings, model_request_parameters)
 
 
+class PidGatedModel(WrapperModel):
+    """A leader that records its process in `pids` and answers once two processes have."""
+
+    PROCESSES = 2
+    BOUND_SECONDS = 120.0
+
+    def __init__(self, wrapped: Model, pids: Path) -> None:
+        super().__init__(wrapped)
+        self.pids = pids
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        (self.pids / str(os.getpid())).touch()
+        deadline = time.monotonic() + self.BOUND_SECONDS
+        while len(list(self.pids.iterdir())) < self.PROCESSES and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return await super().request(messages, model_settings, model_request_parameters)
+
+
+def down_model(team: str, log: Path | None) -> FunctionModel:
+    """A leader whose provider answers every request with a server error."""
+
+    def fail(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if log is not None:
+            with log.open("a", encoding="utf-8") as out:
+                out.write(f"{os.getpid()}\n")
+        raise ModelHTTPError(500, f"leader-{team}", body="provider down")
+
+    return FunctionModel(fail, model_name=f"leader-{team}")
+
+
 def main() -> None:
     kill_at = os.environ.get("SCRIPTED_KILL_AT", "")
 
@@ -66,6 +109,12 @@ def main() -> None:
         from_round = int(os.environ["SCRIPTED_GATE_AT"])
         for name in [n for n in models if n.startswith("script:leader-")]:
             models[name] = GatedModel(models[name], Path(gate), from_round)
+    if pids := os.environ.get("SCRIPTED_PIDS"):
+        for name in [n for n in models if n.startswith("script:leader-")]:
+            models[name] = PidGatedModel(models[name], Path(pids))
+    if down := os.environ.get("SCRIPTED_DOWN"):
+        log = os.environ.get("SCRIPTED_DOWN_LOG")
+        models[f"script:leader-{down}"] = down_model(down, Path(log) if log else None)
     with override_models(models):
         app(sys.argv[1:], prog_name="mixseek")
 

@@ -175,7 +175,8 @@ def test_unknown_metric_lists_installed_ones(
     assert result.exit_code == 2
     assert _errors(result, command) == [
         f"error: {evaluator}: evaluator.metrics[3]: unknown metric 'beauty': use one of clarity_coherence, "
-        'coverage, relevance, llm_plain, brevity or set class_path = "module:Class" for a custom metric'
+        "coverage, relevance, llm_plain, length, patterns, json_schema, reference_similarity, brevity "
+        'or set class_path = "module:Class" for a custom metric'
     ]
 
 

@@ -12,10 +12,14 @@ from mixseek.storage import AggregationStore, SchemaVersionError, UsageTotals
 from mixseek.storage.schema import CURRENT_VERSION, MIGRATIONS, Migration, migrate, read_version
 
 TABLES = [
+    "bench_runs",
+    "benches",
     "execution_leases",
     "executions",
     "leader_board",
     "model_calls",
+    "pairwise_comparisons",
+    "pairwise_ranking",
     "round_history",
     "round_status",
     "schema_version",
@@ -25,6 +29,9 @@ ALL_VERSIONS = [
     (1, "initial schema"),
     (2, "model_calls: usage per model request"),
     (3, "execution_leases: one owner per execution"),
+    (4, "executions.reference: the reference answer"),
+    (5, "pairwise_comparisons, pairwise_ranking: the final pairwise stage"),
+    (6, "benches, bench_runs: mixseek bench task sets"),
 ]
 
 
@@ -46,8 +53,8 @@ def versions(path: Path) -> list[tuple[int, str]]:
 
 
 def test_current_version_is_the_last_migration() -> None:
-    assert CURRENT_VERSION == 3
-    assert [m.version for m in MIGRATIONS] == [1, 2, 3]
+    assert CURRENT_VERSION == 6
+    assert [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6]
 
 
 async def test_new_file_gets_the_full_schema(db_path: Path) -> None:
@@ -152,7 +159,7 @@ async def test_newer_file_is_refused_with_a_clear_error(db_path: Path) -> None:
             await store.get_leader_board_ranking("exec-1")
         assert isinstance(caught.value, MixseekError)
         assert str(caught.value) == (
-            f"{db_path}: database schema version 7 is newer than this mixseek supports (up to 3); "
+            f"{db_path}: database schema version 7 is newer than this mixseek supports (up to 6); "
             "upgrade mixseek to open it"
         )
         assert not store.is_open
@@ -165,7 +172,7 @@ async def test_read_only_store_does_not_upgrade(db_path: Path) -> None:
     with pytest.raises(SchemaVersionError) as caught:
         await reader.initialize()
     assert str(caught.value) == (
-        f"{db_path}: database schema version 0 is older than this mixseek needs (3); "
+        f"{db_path}: database schema version 0 is older than this mixseek needs (6); "
         "open it read-write once to upgrade it"
     )
     assert tables(db_path) == []
@@ -186,4 +193,20 @@ async def test_version_1_file_gets_model_calls_and_keeps_its_rounds(db_path: Pat
             requests=1, input_tokens=3, output_tokens=0
         )
         assert (await store.get_execution("exec-1")) is not None
+    assert versions(db_path) == ALL_VERSIONS
+
+
+async def test_version_3_file_gets_a_reference_column_and_keeps_its_executions(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = duckdb.connect(str(db_path))
+    assert migrate(conn, str(db_path), MIGRATIONS[:3]) == 3
+    conn.execute("INSERT INTO executions (execution_id, user_prompt, status) VALUES ('old', 'p', 'failed')")
+    conn.close()
+    async with AggregationStore(db_path) as store:
+        old = await store.get_execution("old")
+        assert old is not None
+        assert (old.user_prompt, old.status, old.reference) == ("p", "failed", None)
+        await store.create_execution("new", "q", {}, reference="答え: 42")
+        new = await store.get_execution("new")
+        assert new is not None and new.reference == "答え: 42"
     assert versions(db_path) == ALL_VERSIONS

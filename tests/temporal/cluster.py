@@ -37,9 +37,11 @@ def spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str
     )
 
 
-def spawn_worker(ws: Path, address: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """A scripted `mixseek worker`, returned once it serves its task queue."""
-    proc = spawn("worker", "-w", str(ws), "--temporal-address", address, env=env)
+def spawn_worker(
+    ws: Path, address: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """A scripted `mixseek worker ARGS`, returned once it serves its task queue."""
+    proc = spawn("worker", "-w", str(ws), "--temporal-address", address, *args, env=env)
     assert proc.stderr is not None
     line = proc.stderr.readline()
     assert line.startswith("worker: serving"), line + proc.stderr.read()

@@ -20,6 +20,7 @@ from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.loader import DEFAULT_SOURCE, Loaded
 from mixseek.config.orchestrator import OrchestratorSettings
+from mixseek.config.pairwise import PairwiseSettings
 from mixseek.config.prompt_builder import PromptBuilderSettings
 from mixseek.config.prompt_templates import compile_prompt_templates
 from mixseek.config.team_models import TeamConfig
@@ -73,6 +74,7 @@ def code_config(
     judgment: JudgmentSettings | None,
     prompt_builder: PromptBuilderSettings | None,
     workspace: Workspace,
+    pairwise: PairwiseSettings | None = None,
 ) -> ExecutionConfig:
     """The configuration of an execution given in code; settings left out take their defaults
     (and the environment's `MIXSEEK_*` values, which constructor arguments beat).
@@ -90,4 +92,5 @@ def code_config(
         evaluator=_given("evaluator", evaluator or EvaluatorSettings()),
         judgment=_given("judgment", judgment or JudgmentSettings()),
         prompt_builder=builder,
+        pairwise=_given("pairwise", pairwise or PairwiseSettings()),
     )

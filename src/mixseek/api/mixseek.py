@@ -26,6 +26,7 @@ from mixseek.config.bundle import ExecutionConfig, load_execution_config
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.orchestrator import OrchestratorSettings
+from mixseek.config.pairwise import PairwiseSettings
 from mixseek.config.prompt_builder import PromptBuilderSettings
 from mixseek.config.team_models import TeamConfig
 from mixseek.config.workspace import Workspace, resolve_workspace
@@ -49,6 +50,8 @@ class Mixseek:
         evaluator: the metrics that score each submission and their model.
         judgment: the model that decides whether a team goes on.
         prompt_builder: the prompt templates.
+        pairwise: the optional final stage that ranks the teams' best submissions by pairwise
+            comparison (`PairwiseSettings(enabled=True, model=...)`).
         workspace: the directory whose store (`mixseek.db`) keeps the executions, so that
             `mixseek runs` shows them and an interrupted one can be resumed. Without one, each
             execution runs on a store in a temporary directory, removed when it ends.
@@ -66,6 +69,7 @@ class Mixseek:
         judgment: JudgmentSettings | None = None,
         prompt_builder: PromptBuilderSettings | None = None,
         workspace: str | Path | None = None,
+        pairwise: PairwiseSettings | None = None,
     ) -> None:
         root = Path(workspace).expanduser().resolve() if workspace is not None else None
         self._config = code_config(
@@ -74,6 +78,7 @@ class Mixseek:
             evaluator=evaluator,
             judgment=judgment,
             prompt_builder=prompt_builder,
+            pairwise=pairwise,
             # replaced by a temporary directory for each execution when there is no workspace
             workspace=Workspace(root if root is not None else Path(tempfile.gettempdir())),
         )
@@ -116,6 +121,10 @@ class Mixseek:
         return self._config.prompt_builder.value
 
     @property
+    def pairwise(self) -> PairwiseSettings:
+        return self._config.pairwise.value
+
+    @property
     def workspace(self) -> Path | None:
         return self._config.workspace.root if self._has_workspace else None
 
@@ -130,12 +139,16 @@ class Mixseek:
         self,
         user_prompt: str | None = None,
         *,
+        reference: str | None = None,
         execution_id: str | None = None,
         resume: str | None = None,
         engine: Engine | None = None,
     ) -> AsyncIterator[ExecutionRun]:
         """Start an execution of `user_prompt` (or, with `resume`, continue an interrupted one) and
         yield it as an `ExecutionRun`: iterate over it for its events; `result` afterwards.
+
+        `reference` is a reference answer: stored with the execution (a resume reads it back),
+        given to the evaluator's reference metrics (`reference_similarity`), never to the teams.
 
         `engine` runs it (default `LocalEngine()`: in this process; `TemporalEngine(address)`: as
         a Temporal workflow whose team rounds run on `mixseek worker` processes).
@@ -145,12 +158,15 @@ class Mixseek:
 
         Raises:
             ConfigError: a model string, plugin or class that does not resolve (nothing started).
-            InputError: an empty prompt, an `execution_id` that exists already, or `resume`
-                without a workspace or of an execution that cannot be resumed.
+            InputError: an empty prompt or reference, an `execution_id` that exists already, no
+                `reference` for a metric that needs one, or `resume` without a workspace or of an
+                execution that cannot be resumed.
         """
         if resume is not None:
-            if user_prompt is not None or execution_id is not None:
-                raise InputError("resume: give only the execution to resume (it keeps its prompt)")
+            if user_prompt is not None or execution_id is not None or reference is not None:
+                raise InputError(
+                    "resume: give only the execution to resume (it keeps its prompt and reference)"
+                )
             if not self._has_workspace:
                 raise InputError("resume: needs a workspace (its store keeps the execution)")
         elif user_prompt is None or not user_prompt.strip():
@@ -176,16 +192,23 @@ class Mixseek:
             else:
                 assert user_prompt is not None
                 execution._start(
-                    asyncio.create_task(orchestrator.run(user_prompt, execution_id=execution.execution_id))
+                    asyncio.create_task(
+                        orchestrator.run(
+                            user_prompt, execution_id=execution.execution_id, reference=reference
+                        )
+                    )
                 )
             try:
                 yield execution
             finally:
                 await execution._close()
 
-    async def run(self, user_prompt: str, *, execution_id: str | None = None) -> ExecutionSummary:
-        """Run an execution of `user_prompt` to its end and return its summary."""
-        async with self.iter(user_prompt, execution_id=execution_id) as execution:
+    async def run(
+        self, user_prompt: str, *, reference: str | None = None, execution_id: str | None = None
+    ) -> ExecutionSummary:
+        """Run an execution of `user_prompt` to its end and return its summary; `reference` is
+        its reference answer, for the reference metrics alone (see `iter`)."""
+        async with self.iter(user_prompt, reference=reference, execution_id=execution_id) as execution:
             async for _ in execution:
                 pass
         return execution.result
@@ -197,9 +220,11 @@ class Mixseek:
                 pass
         return execution.result
 
-    def run_sync(self, user_prompt: str, *, execution_id: str | None = None) -> ExecutionSummary:
+    def run_sync(
+        self, user_prompt: str, *, reference: str | None = None, execution_id: str | None = None
+    ) -> ExecutionSummary:
         """`run` for code without an event loop (a script); inside async code, `await run(...)`."""
-        return asyncio.run(self.run(user_prompt, execution_id=execution_id))
+        return asyncio.run(self.run(user_prompt, reference=reference, execution_id=execution_id))
 
 
 def load_workspace(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import typer
 
+from mixseek.cli.bench_cmd import bench_command
 from mixseek.cli.config_cmd import config_app
 from mixseek.cli.console import silence_library_banners
 from mixseek.cli.doctor_cmd import doctor_command
 from mixseek.cli.evaluate_cmd import evaluate_command
 from mixseek.cli.exec_cmd import exec_command
 from mixseek.cli.init_cmd import init_command
+from mixseek.cli.judges_cmd import judges_app
 from mixseek.cli.migrate_cmd import migrate_command
 from mixseek.cli.options import VersionOption
 from mixseek.cli.runs_cmd import runs_app
@@ -34,10 +36,12 @@ def _options(version: VersionOption = False) -> None:
 app.command("init")(init_command)
 app.add_typer(config_app, name="config")
 app.command("exec")(exec_command)
+app.command("bench")(bench_command)
 app.command("team")(team_command)
 app.command("member")(member_command)
 app.command("evaluate")(evaluate_command)
 app.add_typer(runs_app, name="runs")
+app.add_typer(judges_app, name="judges")
 app.command("ui")(ui_command)
 app.command("worker")(worker_command)
 app.command("doctor")(doctor_command)

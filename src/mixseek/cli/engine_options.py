@@ -1,4 +1,5 @@
-"""`mixseek exec --engine local|temporal [--temporal-address HOST:PORT] [--workers N]`.
+"""`mixseek exec --engine local|temporal [--temporal-address HOST:PORT] [--workers N]
+[--governor-listen HOST:PORT]`.
 
 Everything about the choice is checked before an execution is created (an unreachable address,
 a missing `temporal` CLI: one line, exit 2, nothing started); the local dev server and its
@@ -7,7 +8,6 @@ workers start only when the execution does, and stop with it.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -49,6 +49,16 @@ WorkersOption = Annotated[
         show_default=False,
     ),
 ]  # fmt: skip
+GovernorListenOption = Annotated[
+    str | None,
+    typer.Option(
+        "--governor-listen",
+        help="Where this process serves the execution's budgets and rate limits to every worker "
+        "(HOST:PORT; default 127.0.0.1 on a free port). Give an address workers on other machines "
+        "reach, e.g. 0.0.0.0:7300.",
+        show_default=False,
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,7 @@ class EnginePlan:
     name: EngineName
     address: str | None = None
     workers: int = 2
+    governor_listen: str | None = None
 
     @contextlib.contextmanager
     def start(self, workspace: Workspace) -> Iterator[Engine]:
@@ -67,7 +78,7 @@ class EnginePlan:
             yield LocalEngine()
             return
         if self.address is not None:
-            yield TemporalEngine(self.address)
+            yield TemporalEngine(self.address, governor_listen=self.governor_listen)
             return
         from mixseek.orchestrator.temporal.cluster import LocalCluster
 
@@ -76,32 +87,44 @@ class EnginePlan:
                 f"temporal: dev server {cluster.address} (UI {cluster.ui_url}), {self.workers} worker(s)",
                 markup=False,
             )
-            yield TemporalEngine(cluster.address)
+            yield TemporalEngine(cluster.address, governor_listen=self.governor_listen)
 
 
 def plan_engine(
-    config: ExecutionConfig, engine: str | None, address: str | None, workers: int | None
+    config: ExecutionConfig,
+    engine: str | None,
+    address: str | None,
+    workers: int | None,
+    governor_listen: str | None = None,
 ) -> EnginePlan:
     # an address is only for the temporal engine: giving one chooses it
     name = engine or ("temporal" if address is not None else config.orchestrator.value.engine)
     if name not in ("local", "temporal"):
         raise InputError(f"--engine: {name!r}: must be local or temporal")
     if name == "local":
-        if address is not None or workers is not None:
-            option = "--temporal-address" if address is not None else "--workers"
-            raise InputError(f"{option}: only with --engine temporal")
+        given = {"--temporal-address": address, "--workers": workers, "--governor-listen": governor_listen}
+        for option, value in given.items():
+            if value is not None:
+                raise InputError(f"{option}: only with --engine temporal")
         return EnginePlan("local")
     try:
         from mixseek.orchestrator.temporal.client import connect
         from mixseek.orchestrator.temporal.cluster import temporal_binary
+        from mixseek.orchestrator.temporal.governor_service import check_listen
     except ImportError:
         raise InputError(
             "--engine temporal: needs the temporal extra (pip install 'mixseek[temporal]')"
         ) from None
+    if governor_listen is not None:
+        check_listen(governor_listen)
     if address is not None:
         if workers is not None:
             raise InputError("--workers: only without --temporal-address (start `mixseek worker`s there)")
+        import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
+
         asyncio.run(connect(address))
-        return EnginePlan("temporal", address=address)
+        return EnginePlan("temporal", address=address, governor_listen=governor_listen)
     temporal_binary()
-    return EnginePlan("temporal", workers=workers if workers is not None else 2)
+    return EnginePlan(
+        "temporal", workers=workers if workers is not None else 2, governor_listen=governor_listen
+    )

@@ -6,7 +6,6 @@ imports this module.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -16,7 +15,7 @@ import typer
 from mixseek.cli.console import stdout_console
 from mixseek.cli.errors import cli_errors
 from mixseek.cli.options import OutputFormatOption, PromptFileOption, SubmissionFileOption, WorkspaceOption
-from mixseek.cli.prompt_input import STDIN, given_text, required_text
+from mixseek.cli.prompt_input import STDIN, given_reference, given_text, required_text
 from mixseek.cli.render import check_output_format, print_json, usage_json, usage_table
 from mixseek.config.workspace import WORKSPACE_ENV, resolve_workspace
 from mixseek.errors import InputError
@@ -83,6 +82,14 @@ def evaluate_command(
     ] = None,
     workspace: WorkspaceOption = None,
     output_format: OutputFormatOption = "text",
+    reference: Annotated[
+        str | None,
+        typer.Option("--reference", help="A reference answer for reference_similarity.", show_default=False),
+    ] = None,
+    reference_file: Annotated[
+        str | None,
+        typer.Option("--reference-file", help="Read the reference answer from PATH.", show_default=False),
+    ] = None,
 ) -> None:
     """Score SUBMISSION as an answer to PROMPT with every configured metric."""
     from mixseek.config.evaluator import EvaluatorSettings
@@ -93,11 +100,17 @@ def evaluate_command(
     check_output_format(output_format)
     check_timezone_env()  # the prompt shows the time: a bad $TZ is one line now, not a traceback later
     prompt_text, submission_text = _texts(prompt, submission, prompt_file, submission_file)
+    reference_text = given_reference(reference, reference_file, resume=None)
     if config is None:
         config = resolve_workspace(workspace).evaluator_file
     settings = load_section(EvaluatorSettings, config.resolve(), "evaluator").value
     evaluator = Evaluator(settings, _renderer(workspace), base_dir=config.resolve().parent)
-    result = asyncio.run(evaluator.evaluate(prompt_text, submission_text))
+    if reference_text is None and evaluator.reference_metrics:
+        names = ", ".join(f"'{name}'" for name in evaluator.reference_metrics)
+        raise InputError(f"--reference: metric {names} compares the submission with a reference answer")
+    import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
+
+    result = asyncio.run(evaluator.evaluate(prompt_text, submission_text, reference=reference_text))
     if output_format == "json":
         print_json(
             {

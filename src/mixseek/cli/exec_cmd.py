@@ -13,7 +13,6 @@ events feed, and the summary.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import sys
@@ -27,6 +26,7 @@ from mixseek.cli.console import stderr_console, stdout_console
 from mixseek.cli.engine_options import (
     EngineOption,
     EnginePlan,
+    GovernorListenOption,
     TemporalAddressOption,
     WorkersOption,
     plan_engine,
@@ -35,7 +35,7 @@ from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
 from mixseek.cli.otel import OtelOption, apply_otel
-from mixseek.cli.prompt_input import given_text
+from mixseek.cli.prompt_input import given_reference, given_text
 from mixseek.cli.render import check_output_format, print_json
 from mixseek.config.workspace import Workspace, resolve_workspace
 from mixseek.errors import InputError
@@ -93,6 +93,21 @@ def exec_command(
         str | None, typer.Argument(help="The task every team works on.", show_default=False)
     ] = None,
     prompt_file: PromptFileOption = None,
+    reference: Annotated[
+        str | None,
+        typer.Option(
+            "--reference",
+            help="A reference answer for the reference metrics (reference_similarity); never shown "
+            "to the teams.",
+            show_default=False,
+        ),
+    ] = None,
+    reference_file: Annotated[
+        str | None,
+        typer.Option(
+            "--reference-file", help="Read the reference answer from PATH ('-': stdin).", show_default=False
+        ),
+    ] = None,
     config: OrchestratorOption = None,
     workspace: WorkspaceOption = None,
     output_format: OutputFormatOption = "text",
@@ -113,6 +128,7 @@ def exec_command(
     engine: EngineOption = None,
     temporal_address: TemporalAddressOption = None,
     workers: WorkersOption = None,
+    governor_listen: GovernorListenOption = None,
 ) -> None:
     """Run all teams on PROMPT for up to max_rounds rounds; the best submission wins."""
     # the engine loads here, not with the module: every command, `mixseek --help` too, imports it
@@ -135,6 +151,7 @@ def exec_command(
     if resume is not None and prompt is not None:
         raise InputError("PROMPT: not allowed with --resume (the execution keeps its prompt)")
     _check_execution_id(execution_id, resume)
+    reference = given_reference(reference, reference_file, resume=resume)
     ws = resolve_workspace(workspace)
     try:
         loaded = load_execution_config(ws, config)  # what `mixseek.load_workspace` does
@@ -149,7 +166,7 @@ def exec_command(
             raise typer.Exit(EXIT_FAILURE)
         # no model is built, let alone called, before the store is known to be readable and writable
         check_store(ws.db_path)
-        engine_plan = plan_engine(loaded, engine, temporal_address, workers)
+        engine_plan = plan_engine(loaded, engine, temporal_address, workers, governor_listen)
     except KeyboardInterrupt:
         ignore_interrupts()
         announce_interrupt("interrupted: no execution was started")
@@ -157,7 +174,7 @@ def exec_command(
     execution_id = resume or execution_id or new_execution_id()
     store = AggregationStore(ws.db_path)
     try:
-        run = _Run(Mixseek.from_config(loaded), execution_id, prompt, resume, engine_plan)
+        run = _Run(Mixseek.from_config(loaded), execution_id, prompt, resume, engine_plan, reference)
         summary = _execute(run, output_format, log_format)
         if output_format == "json":
             print_json(summary.model_dump(mode="json"))
@@ -185,6 +202,8 @@ def _check_execution_id(execution_id: str | None, resume: str | None) -> None:
 
 
 def _dry_run(loaded: ExecutionConfig, output_format: str) -> None:
+    import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
+
     from mixseek.orchestrator.preflight import preflight
 
     problems = asyncio.run(preflight(loaded))
@@ -215,6 +234,7 @@ class _Run:
     prompt: str | None
     resume: str | None
     engine: EnginePlan
+    reference: str | None = None
 
 
 def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary:
@@ -235,6 +255,8 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
         else:
             sinks.append(LogLineSink(sys.stderr))
         engine = stack.enter_context(run.engine.start(ws))
+        import asyncio
+
         return asyncio.run(_follow(run, sinks, engine))
 
 
@@ -243,7 +265,9 @@ async def _follow(run: _Run, sinks: list[EventSink], engine: Engine) -> Executio
     if run.resume is not None:
         iteration = run.mixseek.iter(resume=run.resume, engine=engine)
     else:
-        iteration = run.mixseek.iter(run.prompt, execution_id=run.execution_id, engine=engine)
+        iteration = run.mixseek.iter(
+            run.prompt, reference=run.reference, execution_id=run.execution_id, engine=engine
+        )
     async with iteration as execution:
         async for event in execution:
             for sink in sinks:
@@ -260,6 +284,8 @@ def _aftermath(store: AggregationStore, ws: Workspace, execution_id: str) -> str
     from mixseek.storage.errors import StorageError
 
     resume = f"resume with: mixseek exec --resume {execution_id} -w {ws.root}"
+    import asyncio
+
     try:
         record = asyncio.run(store.get_execution(execution_id))
     except (StorageError, duckdb.Error):

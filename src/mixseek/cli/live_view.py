@@ -17,6 +17,9 @@ from mixseek.orchestrator.events import (
     ExecutionFinished,
     ExecutionStarted,
     ExecutionStopping,
+    PairwiseCompared,
+    PairwiseFinished,
+    PairwiseStarted,
     TeamDecided,
     TeamRoundFinished,
     TeamRoundStarted,
@@ -84,6 +87,14 @@ class LiveView:
                 self._add_team(team)
                 cell = self.cells.setdefault((team, rnd), _Cell(started=now, status="completed"))
                 cell.decision = "→" if event.should_continue else "■"
+            case PairwiseStarted(schedule=schedule, planned=planned, done=done):
+                self.footer = f"pairwise ranking ({schedule}): {done}/{planned} comparisons"
+            case PairwiseCompared(team_a=a, team_b=b, done=done, planned=planned):
+                result = f"{event.winner} wins" if event.winner else "tie"
+                self.footer = f"pairwise ranking: {done}/{planned} comparisons (last: {a} vs {b}, {result})"
+            case PairwiseFinished(status=status, comparisons=done):
+                leader = f", first: {event.leader}" if event.leader else ""
+                self.footer = f"pairwise ranking {status}: {done} comparisons{leader}"
             case ExecutionStopping() | ExecutionFinished():
                 self.footer = " ".join(f"{k}={v}" for k, v in event.details().items() if v is not None)
             case _:

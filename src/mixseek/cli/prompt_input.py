@@ -45,3 +45,15 @@ def required_text(text: str | None, *, name: str, option: str) -> str:
     if text is None or not text.strip():
         raise InputError(f"{name}: must not be empty (give it as an argument or with {option})")
     return text
+
+
+def given_reference(text: str | None, file: str | None, *, resume: str | None) -> str | None:
+    """The reference answer of `exec --reference TEXT` or `--reference-file PATH`, if any."""
+    if text is not None and file is not None:
+        raise InputError("--reference: give it as --reference TEXT or --reference-file PATH, not both")
+    if resume is not None and (text is not None or file is not None):
+        raise InputError("--reference: not allowed with --resume (the execution keeps its reference)")
+    reference = read_text_input(file, "--reference-file") if file is not None else text
+    if reference is not None and not reference.strip():
+        raise InputError("--reference: must not be empty")
+    return reference

@@ -1,7 +1,8 @@
 """`mixseek runs list|show|export`: read stored executions, also while one is running.
 
 The store is opened read-only, so these commands never create a database
-file and can run beside `mixseek exec` writing to the same workspace. They
+file and can run beside `mixseek exec` writing to the same workspace; each
+reads once and exits, so it reads without an event loop (`storage.quick_read`). They
 render the store's read model (`storage.views`): JSON is its dump, text and
 Markdown lay it out (`runs_text`, `runs_export`, `report.html`).
 
@@ -11,7 +12,6 @@ every `mixseek` command, `--help` too, imports this module.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -48,24 +48,24 @@ def resume_hints(entries: list[ExecutionOverview], workspace: Path | None) -> li
     return ["", "interrupted, resume with:", *(f"  {resume_command(e, workspace)}" for e in interrupted)]
 
 
-async def _view(command: str, db: Path, execution_id: str) -> ExecutionView:
-    from mixseek.storage.aggregation_store import AggregationStore
+def _view(command: str, db: Path, execution_id: str) -> ExecutionView:
+    from mixseek.storage.quick_read import read_once
+    from mixseek.storage.read_model import read_execution
 
     missing = InputError(f"runs {command}: no execution '{execution_id}' in {db}")
     if not db.exists():  # anything else there (a directory, a damaged file) is reported by the store
         raise missing
-    async with AggregationStore(db, read_only=True) as store:
-        view = await store.get_execution_view(execution_id)
+    view = read_once(db, lambda conn: read_execution(conn, execution_id))
     if view is None:
         raise missing
     return view
 
 
-async def _list(db: Path, limit: int) -> list[ExecutionOverview]:
-    from mixseek.storage.aggregation_store import AggregationStore
+def _list(db: Path, limit: int) -> list[ExecutionOverview]:
+    from mixseek.storage.quick_read import read_once
+    from mixseek.storage.read_model import list_overviews
 
-    async with AggregationStore(db, read_only=True) as store:
-        return await store.list_execution_overviews(limit)
+    return read_once(db, lambda conn: list_overviews(conn, limit))
 
 
 def _echo(lines: list[str]) -> None:
@@ -86,7 +86,7 @@ def runs_list(
     """Executions, newest first: status, best team and score, rounds, tokens."""
     check_output_format(output_format)
     db = _db_path(workspace)
-    entries = asyncio.run(_list(db, limit)) if db.exists() else []
+    entries = _list(db, limit) if db.exists() else []
     if output_format == "json":
         print_json([e.model_dump(mode="json") for e in entries])
     elif not entries:
@@ -106,7 +106,7 @@ def runs_show(
 ) -> None:
     """One execution: leaderboard, every team's rounds with scores and judgments, the winner, usage."""
     check_output_format(output_format)
-    view = asyncio.run(_view("show", _db_path(workspace), execution_id))
+    view = _view("show", _db_path(workspace), execution_id)
     if output_format == "json":
         print_json(view.document(details=False))
     else:
@@ -164,7 +164,7 @@ def runs_export(
         raise InputError(f"--format: must be 'json', 'markdown' or 'html'{got}")
     if output is not None and output.exists() and not force:
         raise InputError(f"--output: {output} already exists (pass --force to overwrite)")
-    view = asyncio.run(_view("export", _db_path(workspace), execution_id))
+    view = _view("export", _db_path(workspace), execution_id)
     text = _export_text(view, export_format)
     if output is None:
         typer.echo(text, nl=False)

@@ -1,5 +1,5 @@
 """Rendering one stored execution (the read model's `ExecutionView`) as a Markdown report,
-and the text helpers `mixseek runs show` shares with it.
+and the text helpers `mixseek runs show` shares with it (judge panels' rows and agreement too).
 
 What an execution's figures are (a running one's standings, its duration) is decided in
 `storage.read_model`; this module only lays them out.
@@ -10,10 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mixseek.report import pairwise as pairwise_rows
+from mixseek.report.agreement import AGREEMENT_HEADER, agreement_rows, flagged_lines
 from mixseek.report.content import without_controls
 from mixseek.storage.views import (
     ExecutionView,
     MemberAnswer,
+    MetricScore,
     RankingEntry,
     RoundJudgment,
     TeamView,
@@ -90,6 +93,21 @@ def steps_text(answers: Sequence[MemberAnswer]) -> str | None:
     return ", ".join(f"{step} ({', '.join(names)})" for step, names in steps.items())
 
 
+# -- judge panels ---------------------------------------------------------------------
+
+
+def metric_rows(name: str, metric: MetricScore) -> list[list[str]]:
+    """A metric's row (metric, score, comment); a panel's says how it combined its judges, and
+    each judge follows on its own row with its score and comment (or its error)."""
+    if metric.judges is None:
+        return [[name, score_text(metric.score), one_line(metric.comment)]]
+    rows = [[name, score_text(metric.score), f"{metric.aggregate} of {len(metric.judges)} judges"]]
+    for judge in metric.judges:
+        said = judge.comment if judge.error is None else f"failed: {judge.error}"
+        rows.append([f"  {judge.model}", score_text(judge.score), one_line(said)])
+    return rows
+
+
 def _table(headers: list[str], rows: list[list[object]]) -> list[str]:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
@@ -101,6 +119,43 @@ def leaderboard_rows(ranking: Sequence[RankingEntry]) -> list[list[object]]:
         [i, f"{e.team_name} ({e.team_id})", score_text(e.max_score), e.total_rounds]
         for i, e in enumerate(ranking, start=1)
     ]
+
+
+def _metric_rows(name: str, metric: MetricScore) -> list[list[object]]:
+    """A metric's table row; a judge panel's is followed by a row per judge."""
+    if metric.judges is None:
+        return [[name, score_text(metric.score), metric.comment]]
+    return [list(row) for row in metric_rows(name, metric)]
+
+
+def _agreement_section(view: ExecutionView) -> list[str]:
+    """Judge panels' agreement and the rounds their judges disagreed on; nothing without panels."""
+    if not view.agreement:
+        return []
+    rows: list[list[object]] = [list(row) for row in agreement_rows(view)]
+    out = ["## Judge agreement", "", "Krippendorff's alpha (interval data).", ""]
+    out += [*_table(AGREEMENT_HEADER, rows), ""]
+    out += [*(f"- flagged: {line}" for line in flagged_lines(view)), ""] if flagged_lines(view) else []
+    return out
+
+
+def _pairwise_markdown(view: ExecutionView) -> list[str]:
+    """The pairwise ranking, each comparison, and the judge's reasons in both orders."""
+    pairwise = view.pairwise
+    if pairwise is None:
+        return []
+    out = ["## Pairwise ranking", "", pairwise_rows.heading(pairwise), ""]
+    if pairwise.ranking:
+        standings: list[list[object]] = [list(row) for row in pairwise_rows.standing_rows(pairwise)]
+        out += [*_table(pairwise_rows.STANDING_HEADERS, standings), ""]
+    if pairwise.comparisons:
+        rows: list[list[object]] = [
+            [*row, c.reasoning_a_first, c.reasoning_b_first]
+            for row, c in zip(pairwise_rows.comparison_rows(pairwise), pairwise.comparisons, strict=True)
+        ]
+        headers = [*pairwise_rows.COMPARISON_HEADERS, "reason (a first)", "reason (b first)"]
+        out += [*_table(headers, rows), ""]
+    return out
 
 
 def markdown_report(view: ExecutionView) -> str:
@@ -125,6 +180,8 @@ def markdown_report(view: ExecutionView) -> str:
         *_table(["#", "team", "best score", "rounds"], leaderboard_rows(view.leaderboard)),
         "",
     ]
+    out += _pairwise_markdown(view)
+    out += _agreement_section(view)
     best = view.best
     if best:
         out += [
@@ -150,7 +207,7 @@ def markdown_report(view: ExecutionView) -> str:
             if r.status != "completed":
                 out += [f"status: {r.status}{': ' + one_line(r.error) if r.error else ''}", ""]
             if r.metrics:
-                rows: list[list[object]] = [[m, score_text(v.score), v.comment] for m, v in r.metrics.items()]
+                rows = [row for m, v in r.metrics.items() for row in _metric_rows(m, v)]
                 out += [*_table(["metric", "score", "comment"], rows), ""]
             out += [
                 f"- judgment: {one_line(judgment_text(r.judgment))}",

@@ -9,6 +9,7 @@ from rich.cells import cell_len
 from mixseek.cli.runs_export import (
     judgment_text,
     leaderboard_rows,
+    metric_rows,
     one_line,
     score_text,
     steps_text,
@@ -16,8 +17,14 @@ from mixseek.cli.runs_export import (
     team_heading,
     usage_text,
 )
+from mixseek.report import pairwise as pairwise_rows
+from mixseek.report.agreement import AGREEMENT_HEADER, AGREEMENT_TITLE, agreement_rows, flagged_lines
 from mixseek.report.content import without_controls
+from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.views import ExecutionOverview, ExecutionView, TeamView
+
+SHOWN_COMPARISONS = 30
+"""`runs show` lists the pairwise comparisons up to this many; `runs export` always lists them all."""
 
 
 def columns(rows: list[list[str]], indent: str = "") -> list[str]:
@@ -80,13 +87,27 @@ def _team_lines(team: TeamView) -> list[str]:
         if r.error:
             lines.append(f"    error: {one_line(r.error)}")
         if r.metrics:
-            metric_rows = [[name, score_text(m.score), one_line(m.comment)] for name, m in r.metrics.items()]
-            lines += columns([["metric", "score", "comment"], *metric_rows], indent="    ")
+            rows = [row for name, m in r.metrics.items() for row in metric_rows(name, m)]
+            lines += columns([["metric", "score", "comment"], *rows], indent="    ")
         lines.append(f"    judgment: {one_line(judgment_text(r.judgment))}")
         lines.append(f"    members: {r.members.succeeded} succeeded, {r.members.failed} failed")
         steps = steps_text(r.member_submissions)
         if steps:
             lines.append(f"    steps: {steps}")
+    return lines
+
+
+def _pairwise_lines(pairwise: PairwiseView) -> list[str]:
+    """The pairwise ranking beside the score ranking: standings, then each comparison."""
+    lines = [f"pairwise ranking: {pairwise_rows.heading(pairwise)}"]
+    standings = pairwise_rows.standing_rows(pairwise)
+    if standings:
+        lines += columns([pairwise_rows.STANDING_HEADERS, *standings], indent="  ")
+    comparisons = pairwise_rows.comparison_rows(pairwise)
+    if comparisons and len(comparisons) <= SHOWN_COMPARISONS:
+        lines += columns([pairwise_rows.COMPARISON_HEADERS, *comparisons], indent="  ")
+    elif comparisons:
+        lines.append(f"  {len(comparisons)} comparisons (all of them in 'mixseek runs export')")
     return lines
 
 
@@ -107,6 +128,8 @@ def show_lines(view: ExecutionView) -> list[str]:
         lines += columns([["#", "team", "best score", "rounds"], *ranked], indent="  ")
     else:
         lines.append("  no team has completed a round")
+    if view.pairwise is not None:
+        lines += ["", *_pairwise_lines(view.pairwise)]
     for team in view.teams:
         lines += ["", *_team_lines(team)]
     best = view.best
@@ -119,6 +142,10 @@ def show_lines(view: ExecutionView) -> list[str]:
         ]
     else:
         lines.append("no winning submission")
+    if view.agreement:
+        lines += ["", AGREEMENT_TITLE]
+        lines += columns([AGREEMENT_HEADER, *agreement_rows(view)], indent="  ")
+        lines += [f"  flagged: {line}" for line in flagged_lines(view)]
     lines += ["", f"usage: {usage_text(view.usage)}"]
     site_rows = [
         [site, str(u.requests), str(u.input_tokens), str(u.output_tokens)]

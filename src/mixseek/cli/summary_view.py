@@ -11,6 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from mixseek.orchestrator.models import ExecutionSummary
+from mixseek.report import pairwise as pairwise_rows
+from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.views import RankingEntry
 from mixseek.text_safety import strip_controls_in
 
@@ -26,6 +28,16 @@ def leaderboard_table(ranking: Sequence[RankingEntry]) -> Table:
             f"{entry.max_score:.2f}",
             str(entry.total_rounds),
         )
+    return table
+
+
+def pairwise_table(pairwise: PairwiseView) -> Table:
+    """The pairwise ranking (Bradley–Terry strengths) beside the score leaderboard."""
+    table = Table(title=escape(f"pairwise ranking: {pairwise_rows.heading(pairwise)}"), title_justify="left")
+    for column in pairwise_rows.STANDING_HEADERS:
+        table.add_column(column)
+    for row in pairwise_rows.standing_rows(pairwise):
+        table.add_row(*(escape(value) for value in row))
     return table
 
 
@@ -54,6 +66,8 @@ def print_summary(console: Console, summary: ExecutionSummary) -> None:
     else:
         console.print("no team completed a round: there is no winning submission")
     console.print(leaderboard_table(summary.leaderboard))
+    if summary.pairwise is not None:
+        console.print(pairwise_table(summary.pairwise))
     teams = Table(title="teams", title_justify="left")
     for column in ("team", "status", "rounds", "best round", "stopped because", "error"):
         teams.add_column(column)

@@ -6,7 +6,6 @@ imports this module.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -105,6 +104,8 @@ def team_command(
     path = config.resolve()
     team_config = _load_team(path)
     team = create_team(team_config, base_dir=path.parent)
+    import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
+
     result = asyncio.run(team.run(prompt))
     usage = _usage(result, team_config.kind)
     if output_format == "json":
@@ -138,6 +139,8 @@ def member_command(
     path = config.resolve()
     member_config = load_member_file(path)
     member = create_member(member_config, base_dir=path.parent)
+    import asyncio
+
     result = asyncio.run(member.run(prompt))
     if output_format == "json":
         print_json(

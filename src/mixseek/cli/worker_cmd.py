@@ -7,7 +7,6 @@ execution's is refused before it takes any work.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 import typer
@@ -41,6 +40,8 @@ def worker_command(
         report(str(problem))
     if problems:
         raise typer.Exit(EXIT_FAILURE)
+    import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
+
     config_hash = asyncio.run(check_worker(loaded, temporal_address))
 
     def ready(queue: str) -> None:

@@ -10,8 +10,10 @@ from typing import Literal, TypeVar
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.loader import Loaded, load_section, read_toml, relative_path
+from mixseek.config.metric_options import DETERMINISTIC_OPTIONS
 from mixseek.config.model_ref import ModelRef
 from mixseek.config.orchestrator import NO_TEAMS, OrchestratorSettings
+from mixseek.config.pairwise import PairwiseSettings
 from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
 from mixseek.config.prompt_templates import compile_prompt_templates
 from mixseek.config.team_models import MemberAgentConfig, TeamConfig
@@ -130,7 +132,7 @@ class ClassPathSite:
 
 
 def _settings_site(
-    loaded: Loaded[EvaluatorSettings] | Loaded[JudgmentSettings], section: str
+    loaded: Loaded[EvaluatorSettings] | Loaded[JudgmentSettings] | Loaded[PairwiseSettings], section: str
 ) -> tuple[str, str | None]:
     """Where `model` of an evaluator or judgment file came from: the env variable, or the file's key."""
     origin = loaded.sources.get("model", "")
@@ -153,6 +155,10 @@ class ExecutionConfig:
     evaluator: Loaded[EvaluatorSettings]
     judgment: Loaded[JudgmentSettings]
     prompt_builder: Loaded[PromptBuilderSettings]
+    pairwise: Loaded[PairwiseSettings] = field(
+        default_factory=lambda: Loaded(value=PairwiseSettings(), file=None, sources={})
+    )
+    """The optional final pairwise ranking (off by default)."""
 
     def model_roles(self) -> Iterator[tuple[str, str]]:
         """(model, role) for every model call site, for credential checks."""
@@ -180,9 +186,16 @@ class ExecutionConfig:
             role = f"evaluator metric '{metric.name}'"
             if metric.model is not None:
                 yield _AnySite(metric.model, role, str(self.evaluator.file), f"evaluator.metrics[{i}].model")
-            elif metric.class_path is None:
+            elif metric.models is not None:  # a judge panel: each judge's model by its own key
+                for j, model in enumerate(metric.models):
+                    key = f"evaluator.metrics[{i}].models[{j}]"
+                    yield _AnySite(model, role, str(self.evaluator.file), key)
+            elif metric.class_path is None and metric.name not in DETERMINISTIC_OPTIONS:  # those call none
                 yield _AnySite(evaluator.model, role, *_settings_site(self.evaluator, "evaluator"))
         yield _AnySite(self.judgment.value.model, "judgment", *_settings_site(self.judgment, "judgment"))
+        if self.pairwise.value.enabled:
+            site = _settings_site(self.pairwise, "pairwise")
+            yield _AnySite(self.pairwise.value.model, "pairwise judge", *site)
 
     def function_sites(self) -> Iterator[FunctionSite]:
         """Every workflow function executor named by text, resolved as the team resolves it."""
@@ -243,6 +256,7 @@ def collect_execution_config(
     teams: list[TeamEntry] = []
     eval_path = workspace.evaluator_file
     judgment_path = workspace.judgment_file
+    pairwise_path = workspace.configs / "pairwise.toml"
     if orchestrator is not None:
         settings = orchestrator.value
         team_refs = [t.config for t in settings.teams]
@@ -250,6 +264,7 @@ def collect_execution_config(
             problems.errors.append(ConfigError(orch_path, "orchestrator.teams", NO_TEAMS))
         eval_path = relative_path(orch_path, settings.evaluator_config)
         judgment_path = relative_path(orch_path, settings.judgment_config)
+        pairwise_path = relative_path(orch_path, settings.pairwise_config)
     else:
         team_refs = _raw_team_refs(orch_path)
     for i, ref in enumerate(team_refs):
@@ -269,6 +284,9 @@ def collect_execution_config(
     judgment = problems.attempt(
         lambda: load_section(JudgmentSettings, judgment_path, "judgment", required=False)
     )
+    pairwise = problems.attempt(
+        lambda: load_section(PairwiseSettings, pairwise_path, "pairwise", required=False)
+    )
     prompt_builder = problems.attempt(lambda: _load_prompt_builder(workspace))
     problems.attempt(check_timezone_env)
     if (
@@ -276,10 +294,12 @@ def collect_execution_config(
         or orchestrator is None
         or evaluator is None
         or judgment is None
+        or pairwise is None
         or prompt_builder is None
     ):
         return None, problems
-    return ExecutionConfig(workspace, orchestrator, teams, evaluator, judgment, prompt_builder), problems
+    config = ExecutionConfig(workspace, orchestrator, teams, evaluator, judgment, prompt_builder, pairwise)
+    return config, problems
 
 
 def _raw_team_refs(orch_path: Path) -> list[str]:

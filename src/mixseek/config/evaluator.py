@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
+from mixseek.config.metric_options import check_patterns, option_problem
 from mixseek.config.model_ref import ModelRef
 from mixseek.config.registries import METRICS
 
 BUILTIN_METRICS = METRICS.builtin_names()
+
+Aggregate = Literal["mean", "median", "trimmed_mean"]
+"""How a judge panel's scores become the metric's score."""
+
+DEFAULT_DISAGREEMENT_THRESHOLD = 20.0
+"""Score points between a panel's highest and lowest judge beyond which a submission is flagged."""
 
 
 class MetricConfig(BaseModel):
@@ -21,12 +30,27 @@ class MetricConfig(BaseModel):
     name: str = Field(min_length=1)
     weight: float | None = Field(default=None, ge=0.0)
     model: ModelRef | None = None
+    models: list[ModelRef] | None = Field(
+        default=None, description="a judge panel: each model scores independently; see `aggregate`"
+    )
+    aggregate: Aggregate = "mean"
+    trim: float = Field(default=0.2, ge=0.0, lt=0.5, description="share cut from each end (trimmed_mean)")
     class_path: str | None = None
     system_instruction: str | None = None
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, gt=0)
     max_retries: int | None = Field(default=None, ge=0)
     timeout_seconds: float | None = Field(default=None, gt=0)
+    # the deterministic metrics' own keys (see `metric_options`): each belongs to one metric
+    min_chars: int | None = Field(default=None, ge=0)
+    max_chars: int | None = Field(default=None, gt=0)
+    required_patterns: list[str] | None = None
+    forbidden_patterns: list[str] | None = None
+    json_schema: dict[str, Any] | str | None = Field(
+        default=None, description="a JSON Schema inline, or a JSON file relative to evaluator.toml"
+    )
+
+    _patterns = field_validator("required_patterns", "forbidden_patterns")(check_patterns)
 
     @model_validator(mode="after")
     def validate_known(self) -> MetricConfig:
@@ -35,7 +59,24 @@ class MetricConfig(BaseModel):
                 f"unknown metric '{self.name}': use one of {', '.join(METRICS.names())} "
                 'or set class_path = "module:Class" for a custom metric'
             )
+        given = {k: getattr(self, k) for k in self.model_fields_set if getattr(self, k) is not None}
+        problem = option_problem(self.name, self.class_path is not None, given)
+        if problem is not None:
+            raise ValueError(problem)
+        if self.model is not None and self.models is not None:
+            raise ValueError("give either model (one judge) or models (a panel), not both")
+        if self.models is not None and not self.models:
+            raise ValueError("models must name at least one judge model")
+        if "trim" in self.model_fields_set and self.aggregate != "trimmed_mean":
+            raise ValueError("trim applies only to aggregate = 'trimmed_mean'")
         return self
+
+    @property
+    def judge_models(self) -> list[ModelRef] | None:
+        """The models this metric's judges use, None when it takes the evaluator's model."""
+        if self.models is not None:
+            return list(self.models)
+        return [self.model] if self.model is not None else None
 
 
 def _default_metrics() -> list[MetricConfig]:
@@ -52,6 +93,7 @@ class EvaluatorSettings(MixseekSettings):
     max_tokens: int | None = Field(default=None, gt=0)
     max_retries: int = Field(default=3, ge=0)
     timeout_seconds: float = Field(default=120.0, gt=0)
+    disagreement_threshold: float = Field(default=DEFAULT_DISAGREEMENT_THRESHOLD, ge=0.0, le=100.0)
     metrics: list[MetricConfig] = Field(default_factory=_default_metrics)
 
     @field_validator("metrics")

@@ -57,6 +57,8 @@ class OrchestratorSettings(MixseekSettings):
     """Where OpenTelemetry spans go (`mixseek.telemetry`); `mixseek exec --otel` wins over it."""
     evaluator_config: str = "evaluator.toml"
     judgment_config: str = "judgment.toml"
+    pairwise_config: str = "pairwise.toml"
+    """The optional final pairwise ranking stage (`[pairwise]`; off when the file is missing)."""
     teams: list[TeamReference] = Field(default_factory=list)
     """The team files of `orchestrator.toml` (at least one there; see `bundle`). A config built in
     code gives its teams to `mixseek.Mixseek` instead and leaves this empty."""

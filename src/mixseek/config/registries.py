@@ -41,6 +41,11 @@ METRICS = PluginRegistry(
         "coverage": "mixseek.evaluator.metrics.coverage:CoverageMetric",
         "relevance": "mixseek.evaluator.metrics.relevance:RelevanceMetric",
         "llm_plain": "mixseek.evaluator.metrics.llm_plain:LLMPlainMetric",
+        # deterministic: no model call (see `config.metric_options` for their keys)
+        "length": "mixseek.evaluator.metrics.length:LengthMetric",
+        "patterns": "mixseek.evaluator.metrics.patterns:PatternsMetric",
+        "json_schema": "mixseek.evaluator.metrics.json_schema:JsonSchemaMetric",
+        "reference_similarity": "mixseek.evaluator.metrics.reference_similarity:ReferenceSimilarityMetric",
     },
 )
 

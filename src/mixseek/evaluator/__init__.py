@@ -14,15 +14,16 @@ _EXPORTS: dict[str, str] = {
     "EvaluationError": "mixseek.evaluator.evaluator",
     "Evaluator": "mixseek.evaluator.evaluator",
     "EvaluationResult": "mixseek.evaluator.models",
+    "JudgeResult": "mixseek.evaluator.models",
     "MetricResult": "mixseek.evaluator.models",
     "MetricScore": "mixseek.evaluator.models",
 }
 
-__all__ = ["EvaluationError", "EvaluationResult", "Evaluator", "MetricResult", "MetricScore"]
+__all__ = ["EvaluationError", "EvaluationResult", "Evaluator", "JudgeResult", "MetricResult", "MetricScore"]
 
 if TYPE_CHECKING:
     from mixseek.evaluator.evaluator import EvaluationError, Evaluator
-    from mixseek.evaluator.models import EvaluationResult, MetricResult, MetricScore
+    from mixseek.evaluator.models import EvaluationResult, JudgeResult, MetricResult, MetricScore
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -13,7 +13,8 @@ import mixseek.telemetry as telemetry
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.errors import RuntimeFailure, describe_exception
 from mixseek.evaluator.metrics import Metric, create_metric
-from mixseek.evaluator.models import EvaluationResult, MetricResult
+from mixseek.evaluator.metrics.reference import ReferenceMetric
+from mixseek.evaluator.models import EvaluationResult, JudgeResult, MetricResult
 
 EvaluatorPromptRenderer = Callable[[str, str], str]
 
@@ -42,18 +43,27 @@ class Evaluator:
         self.weights = settings.normalized_weights()
         self.metrics = metrics or [create_metric(m, settings, base_dir=base_dir) for m in settings.metrics]
 
+    @property
+    def reference_metrics(self) -> list[str]:
+        """The metrics that cannot score without the execution's reference answer."""
+        return [m.name for m in self.metrics if isinstance(m, ReferenceMetric) and m.requires_reference]
+
     async def _run_metric(
-        self, metric: Metric, user_prompt: str, submission: str, prompt: str
+        self, metric: Metric, user_prompt: str, submission: str, prompt: str, reference: str | None
     ) -> MetricResult:
         started = time.perf_counter()
         with telemetry.span("mixseek.metric", metric=metric.name, weight=self.weights[metric.name]) as span:
             try:
-                outcome = await metric.score(user_prompt, submission, prompt)
+                if isinstance(metric, ReferenceMetric):  # only these see the answer key
+                    outcome = await metric.score(user_prompt, submission, prompt, reference=reference)
+                else:
+                    outcome = await metric.score(user_prompt, submission, prompt)
             except UsageLimitExceeded:
                 raise
             except Exception as exc:
                 raise EvaluationError(metric.name, exc) from exc
-            telemetry.record(span, score=outcome.score, **telemetry.usage(outcome.usage))
+            judges = len(outcome.judges) if outcome.judges is not None else None
+            telemetry.record(span, score=outcome.score, judges=judges, **telemetry.usage(outcome.usage))
             if not 0.0 <= outcome.score <= 100.0:
                 raise EvaluationError(metric.name, ValueError(f"score {outcome.score} is outside 0–100"))
         return MetricResult(
@@ -63,16 +73,31 @@ class Evaluator:
             weight=self.weights[metric.name],
             usage=outcome.usage,
             duration_ms=(time.perf_counter() - started) * 1000,
+            judges=(
+                [
+                    JudgeResult(model=j.model, score=j.score, comment=j.comment, error=j.error)
+                    for j in outcome.judges
+                ]
+                if outcome.judges is not None
+                else None
+            ),
+            aggregate=outcome.aggregate,
         )
 
-    async def evaluate(self, user_prompt: str, submission: str) -> EvaluationResult:
-        """Every metric's score and their weighted mean; the first metric failure fails it all."""
+    async def evaluate(
+        self, user_prompt: str, submission: str, *, reference: str | None = None
+    ) -> EvaluationResult:
+        """Every metric's score and their weighted mean; the first metric failure fails it all.
+
+        `reference` (the execution's reference answer) goes to the `ReferenceMetric`s alone."""
         prompt = self.render_prompt(user_prompt, submission)
         with telemetry.span("mixseek.evaluation", metrics=len(self.metrics)) as span:
             try:
                 async with asyncio.TaskGroup() as group:
                     tasks = [
-                        group.create_task(self._run_metric(metric, user_prompt, submission, prompt))
+                        group.create_task(
+                            self._run_metric(metric, user_prompt, submission, prompt, reference)
+                        )
                         for metric in self.metrics
                     ]
             except BaseExceptionGroup as failed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, computed_field, model_serializer
 from pydantic_ai import RunUsage
 
 from mixseek.llm.usage import usage_to_dict
@@ -17,8 +17,17 @@ class MetricScore(BaseModel):
     comment: str = Field(description="スコアの根拠となる簡潔な講評")
 
 
+class JudgeResult(BaseModel):
+    """One judge of a panel on one submission: its score and comment, or why it has none."""
+
+    model: str
+    score: float | None
+    comment: str | None
+    error: str | None = None
+
+
 class MetricResult(BaseModel):
-    """One metric's verdict on one submission."""
+    """One metric's verdict on one submission; a panel's also lists each judge's (`judges`)."""
 
     model_config = {"arbitrary_types_allowed": True}
 
@@ -28,11 +37,35 @@ class MetricResult(BaseModel):
     weight: float
     usage: RunUsage = Field(default_factory=RunUsage, exclude=True)
     duration_ms: float = 0.0
+    judges: list[JudgeResult] | None = None
+    aggregate: str | None = Field(default=None, description="mean, median or trimmed_mean (a panel)")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def usage_info(self) -> dict[str, Any]:
         return usage_to_dict(self.usage)
+
+    @model_serializer(mode="wrap")
+    def _panel_keys_only_for_panels(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a one-model metric dumps as it always did
+        data: dict[str, Any] = handler(self)
+        if self.judges is None:
+            data.pop("judges", None)
+            data.pop("aggregate", None)
+        return data
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """The metric's entry in score_details: `{"score", "comment"}`, and for a panel each
+        judge's entry (`judges`) and how they were combined (`aggregate`)."""
+        entry: dict[str, Any] = {"score": round(self.score, 2), "comment": self.comment}
+        if self.judges is not None:
+            entry["judges"] = [
+                {**j.model_dump(), "score": round(j.score, 2) if j.score is not None else None}
+                for j in self.judges
+            ]
+            entry["aggregate"] = self.aggregate
+        return entry
 
 
 class EvaluationResult(BaseModel):
@@ -59,7 +92,7 @@ class EvaluationResult(BaseModel):
         The comments go here because the seed's history format has no feedback
         line, and the default template asks the team to act on the feedback.
         """
-        return {m.name: {"score": round(m.score, 2), "comment": m.comment} for m in self.metrics}
+        return {m.name: m.details for m in self.metrics}
 
     @property
     def feedback(self) -> str:

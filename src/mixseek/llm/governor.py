@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 from aiolimiter import AsyncLimiter
 from pydantic_ai import RunUsage, UsageLimitExceeded
@@ -57,6 +58,21 @@ class BudgetExceeded(UsageLimitExceeded, RuntimeFailure):
         self.spent = spent
         self.summary = f"budget {limit} = {value:g} reached ({spent:g} spent)"
         super().__init__(self.summary)
+
+    def __str__(self) -> str:
+        return self.summary
+
+
+class GovernorUnreachable(UsageLimitExceeded, RuntimeFailure):
+    """The execution's governor could not be asked, so no request may be made.
+
+    A `UsageLimitExceeded`, so every layer that lets the budget's refusals through (members,
+    metrics, the judgment) lets this through too; the round controller raises it on instead
+    of ending the round, and the Temporal worker fails the activity for a retry."""
+
+    def __init__(self, message: str) -> None:
+        self.summary = message
+        super().__init__(message)
 
     def __str__(self) -> str:
         return self.summary
@@ -107,7 +123,8 @@ class UsageLedger:
     _by_team_round: dict[tuple[str | None, int | None], list[LedgerEntry]] = field(default_factory=dict)
 
     def preload(self, usage: RunUsage) -> None:
-        """Usage an interrupted earlier process already spent in this execution counts towards budgets."""
+        """Usage spent outside this ledger's records counts towards budgets: by an interrupted
+        earlier process of this execution, or (in the governor service) by a worker that stores it."""
         self.total.incr(usage)
 
     def take_unsaved(self, scope: CallScope | None = None) -> list[LedgerEntry]:
@@ -123,6 +140,14 @@ class UsageLedger:
     def take_unsaved_rows(self, scope: CallScope | None = None) -> list[dict[str, object]]:
         """`take_unsaved` in the form `AggregationStore.record_model_calls` stores."""
         return [entry.as_row() for entry in self.take_unsaved(scope)]
+
+    def forget(self, scope: CallScope) -> None:
+        """Drop one team round's entries: an attempt abandoned to be redone from the start (a
+        Temporal activity) leaves no rows and no per-round usage behind. The total keeps them."""
+        key = (scope.team_id, scope.round_number)
+        self.take_unsaved(scope)
+        self.entries = [e for e in self.entries if (e.team_id, e.round_number) != key]
+        self._by_team_round.pop(key, None)
 
     def give_back(self, entries: list[LedgerEntry]) -> None:
         """Entries taken for a write that failed: a later write or flush stores them."""
@@ -205,6 +230,23 @@ class RateLimiter:
             yield
 
 
+@dataclass
+class Ticket:
+    """Leave for one request; `spent` is what the attempt used, once it is known."""
+
+    spent: RunUsage | None = None
+
+
+class Authority(Protocol):
+    """Who admits each request of an execution: this process's governor, or a shared service.
+
+    `admission(model_string)` checks the budget, waits for a rate-limit slot and checks again
+    before it yields; the slot is held until the block ends, and the ticket's `spent` then
+    counts towards the budget."""
+
+    def admission(self, model_string: str) -> AbstractAsyncContextManager[Ticket]: ...
+
+
 @dataclass(frozen=True)
 class ModelLimit:
     max_concurrent: int
@@ -222,6 +264,8 @@ class Governor:
         self.default_limit = default_limit
         self.model_limits = dict(model_limits or {})
         self._limiters: dict[str, RateLimiter] = {}
+        # another authority (a Temporal worker's: the execution's governor service) admits instead
+        self.authority: Authority | None = None
 
     def limiter(self, model_string: str) -> RateLimiter:
         if model_string not in self._limiters:
@@ -233,6 +277,21 @@ class Governor:
         exceeded = self.ledger.exceeded(self.budget)
         if exceeded is not None:
             raise exceeded
+
+    def admission(self, model_string: str) -> AbstractAsyncContextManager[Ticket]:
+        """Leave for one request, from the authority if there is one, else from this governor."""
+        if self.authority is not None:
+            return self.authority.admission(model_string)
+        return self.local_admission(model_string)
+
+    @asynccontextmanager
+    async def local_admission(self, model_string: str) -> AsyncIterator[Ticket]:
+        """This governor's own limits and budget; `GovernedModel` records the usage in the ledger."""
+        self.check_budget()
+        async with self.limiter(model_string).slot():
+            # again once the slot is ours: what was spent while this request waited counts too
+            self.check_budget()
+            yield Ticket()
 
     def wrap(self, model: Model, model_string: str, role: str) -> Model:
         """The `wrap_models` hook: every model of the execution becomes governed."""
@@ -254,18 +313,19 @@ class GovernedModel(WrapperModel):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        self.governor.check_budget()
-        async with self.governor.limiter(self.model_string).slot():
-            # again once the slot is ours: what was spent while this request waited counts too
-            self.governor.check_budget()
+        async with self.governor.admission(self.model_string) as ticket:
             try:
                 response = await self.wrapped.request(messages, model_settings, model_request_parameters)
             except Exception:
                 # a failed attempt still reached (and may be billed by) the provider: it counts
                 # towards `max_requests` like any other (mixseek retries it as a new request)
-                self.governor.ledger.record(self.site, self.model_string, RunUsage(requests=1))
+                self._spent(ticket, RunUsage(requests=1))
                 raise
-        usage = RunUsage(requests=1)
-        usage.incr(response.usage)
-        self.governor.ledger.record(self.site, self.model_string, usage)
+            usage = RunUsage(requests=1)
+            usage.incr(response.usage)
+            self._spent(ticket, usage)
         return response
+
+    def _spent(self, ticket: Ticket, usage: RunUsage) -> None:
+        self.governor.ledger.record(self.site, self.model_string, usage)
+        ticket.spent = usage

@@ -31,8 +31,11 @@ class TemporalEngine:
     """The execution as a workflow on the Temporal server at `address`, team rounds on its workers."""
 
     address: str
+    governor_listen: str | None = None  # where workers ask for budgets and rate limits (HOST:PORT)
 
     def orchestrator(self, config: ExecutionConfig, sinks: Iterable[EventSink]) -> Orchestrator:
         from mixseek.orchestrator.temporal.client import TemporalOrchestrator
 
-        return TemporalOrchestrator(config, address=self.address, sinks=sinks)
+        return TemporalOrchestrator(
+            config, address=self.address, sinks=sinks, governor_listen=self.governor_listen
+        )

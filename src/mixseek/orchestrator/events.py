@@ -165,6 +165,39 @@ class ExecutionStopping(_Event):
     detail: str | None = None
 
 
+class PairwiseStarted(_Event):
+    """The final pairwise stage begins: `teams` (best score first) are compared under `schedule`,
+    at most `planned` comparisons of two model calls each; `done` were stored by an earlier run."""
+
+    kind: Literal["pairwise_started"] = "pairwise_started"
+    schedule: str
+    teams: list[str]
+    planned: int
+    done: int = 0
+
+
+class PairwiseCompared(_Event):
+    """One comparison judged in both orders and stored: `winner` is None for a tie."""
+
+    kind: Literal["pairwise_compared"] = "pairwise_compared"
+    team_a: str
+    team_b: str
+    outcome: float
+    winner: str | None = None
+    done: int
+    planned: int
+
+
+class PairwiseFinished(_Event):
+    """The pairwise ranking is stored; `status` tells whether every planned comparison was made."""
+
+    kind: Literal["pairwise_finished"] = "pairwise_finished"
+    status: str
+    detail: str | None = None
+    comparisons: int
+    leader: str | None = None
+
+
 class ExecutionFinished(_Event):
     """The final status is stored; the winner is `best_team` (None when no round was scored)."""
 
@@ -183,6 +216,9 @@ Event: TypeAlias = Annotated[
     | TeamDecided
     | UsageUpdated
     | ExecutionStopping
+    | PairwiseStarted
+    | PairwiseCompared
+    | PairwiseFinished
     | ExecutionFinished,
     Field(discriminator="kind"),
 ]

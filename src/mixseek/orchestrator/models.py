@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from mixseek.exit_codes import ExitCode
 from mixseek.storage.models import ExecutionStatus, FinalStatus, RoundStatusRecord, StopReason
+from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.views import BestSubmission, RankingEntry, TeamStanding, UsageTotals
 
 __all__ = [
@@ -79,6 +80,8 @@ class ExecutionSummary(BaseModel):
     cost_usd: float | None = None
     duration_seconds: float = 0.0
     degraded_reasons: list[str] = Field(default_factory=list)
+    pairwise: PairwiseView | None = None
+    """The final pairwise ranking (`configs/pairwise.toml`), when that stage is enabled."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -32,6 +32,7 @@ from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.loader import Loaded
 from mixseek.config.orchestrator import OrchestratorSettings
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
+from mixseek.llm.retrying import RetryTiming
 from mixseek.llm.usage import usage_from_dict
 from mixseek.orchestrator.components import build_components
 from mixseek.orchestrator.events import (
@@ -55,12 +56,15 @@ from mixseek.orchestrator.models import (
     TeamSummary,
     degraded_reasons,
 )
+from mixseek.orchestrator.pairwise import Entrant, PairwiseStage
+from mixseek.orchestrator.pairwise_judge import PairwiseJudge, build_pairwise_judge
 from mixseek.orchestrator.progress import TeamProgress
 from mixseek.round_controller.controller import RoundController
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.errors import RecordNotFoundError
 from mixseek.storage.lease import HEARTBEAT_SECONDS, ExecutionOwnedError, ExecutionOwner
+from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.protocol import Store
 
 RESUMABLE_STATUSES = ("running", "interrupted")
@@ -97,6 +101,8 @@ class Orchestrator:
         self._owner: ExecutionOwner | None = None
         self._lease_lost: ExecutionOwnedError | None = None
         self._heartbeat_task: asyncio.Task[None] | None = None
+        # the execution's reference answer, set by `run` or read back by `resume`
+        self.reference: str | None = None
         s = self.settings
         if s.telemetry != "off":  # "off" switches nothing on: see `mixseek.telemetry`
             source, key = telemetry_site(config.orchestrator)
@@ -107,6 +113,10 @@ class Orchestrator:
         self.evaluator = parts.evaluator
         self.judgment = parts.judgment
         self.teams = parts.teams
+        self.pairwise_judge: PairwiseJudge | None = None
+        if config.pairwise.value.enabled:
+            timing = RetryTiming(s.retry_base_delay_seconds, s.retry_max_delay_seconds)
+            self.pairwise_judge = build_pairwise_judge(config.pairwise.value, self.governor, timing)
 
     # -- public ---------------------------------------------------------------
 
@@ -122,19 +132,27 @@ class Orchestrator:
             "judgment": self.config.judgment.value.model_dump(mode="json"),
             "prompt_builder": self.prompt_builder.settings.model_dump(mode="json"),
         }
+        if self.pairwise_judge is not None:  # absent when off: the hashes of earlier executions hold
+            data["pairwise"] = self.config.pairwise.value.model_dump(mode="json")
         data["hash"] = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
         return data
 
-    async def run(self, user_prompt: str, *, execution_id: str | None = None) -> ExecutionSummary:
+    async def run(
+        self, user_prompt: str, *, execution_id: str | None = None, reference: str | None = None
+    ) -> ExecutionSummary:
+        """Run a new execution of `user_prompt`; `reference` is its reference answer, which the
+        evaluator's reference metrics compare submissions with and no team ever sees."""
         if not user_prompt.strip():
             raise InputError("PROMPT: must not be empty")
+        self._check_reference(reference)
+        self.reference = reference
         execution_id = execution_id or new_execution_id()
         owner = ExecutionOwner.this_process()
         # created inside the ownership: a Ctrl-C while the row is written still leaves it interrupted
         async with self._ownership(execution_id, owner):
             try:
                 await self.store.create_execution(
-                    execution_id, user_prompt, self.config_snapshot(), owner=owner
+                    execution_id, user_prompt, self.config_snapshot(), owner=owner, reference=reference
                 )
             except Exception:
                 # asked only once the write failed: a run opens the store no more often than before
@@ -160,6 +178,8 @@ class Orchestrator:
                 f"--resume: execution '{execution_id}' is {record.status}; only running or "
                 "interrupted executions can be resumed"
             )
+        self._check_reference(record.reference, resuming=execution_id)
+        self.reference = record.reference
         changed = record.config.get("hash") != self.config_snapshot()["hash"]
         owner = ExecutionOwner.this_process()
         async with self._ownership(execution_id, owner):
@@ -172,6 +192,22 @@ class Orchestrator:
             self.events.emit(ExecutionResumed(execution_id=execution_id, config_changed=changed or None))
             summary = await self._traced_drive(execution_id, record.user_prompt, resumed=True)
         return summary
+
+    def _check_reference(self, reference: str | None, *, resuming: str | None = None) -> None:
+        """A blank reference, or none for a metric that needs one, is refused before anything runs."""
+        if reference is not None and not reference.strip():
+            raise InputError("--reference: must not be empty")
+        needing = self.evaluator.reference_metrics
+        if reference is None and needing:
+            names = ", ".join(f"'{name}'" for name in needing)
+            if resuming is not None:
+                raise InputError(
+                    f"--resume: execution '{resuming}' has no reference answer, which metric {names} needs"
+                )
+            raise InputError(
+                f"--reference: metric {names} compares submissions with a reference answer; "
+                "give one with --reference TEXT or --reference-file PATH"
+            )
 
     # -- ownership ------------------------------------------------------------
 
@@ -237,6 +273,7 @@ class Orchestrator:
             judgment=self.judgment,
             governor=self.governor,
             timeout_seconds=self.settings.timeout_per_team_seconds,
+            reference=self.reference,
         )
 
     async def _load_progress(self, execution_id: str) -> dict[str, TeamProgress]:
@@ -429,6 +466,46 @@ class Orchestrator:
         usage = await self.store.get_usage_totals(execution_id)
         self.events.emit(UsageUpdated(execution_id=execution_id, round_number=round_number, usage=usage))
 
+    async def _pairwise_stage(
+        self, execution_id: str, user_prompt: str, stop: StopReason, best_rounds: dict[str, int]
+    ) -> PairwiseView | None:
+        """The final pairwise ranking of the teams' best submissions, when it is enabled and the
+        rounds ended on their own or on the budget (which then stops the stage at once)."""
+        if self.pairwise_judge is None or stop == "interrupted":
+            return None
+        settings = self.config.pairwise.value
+        if stop not in ("finished", "budget"):
+            model = settings.model if isinstance(settings.model, str) else type(settings.model).__name__
+            return PairwiseView(
+                status="skipped",
+                detail=f"the rounds stopped: {stop}",
+                model=model,
+                schedule=settings.schedule,
+            )
+        ranking = await self.store.get_ranking(execution_id)
+        finals = {
+            (row.team_id, row.round_number): row.submission_content
+            for row in await self.store.get_leader_board(execution_id)
+        }
+        entrants = [
+            Entrant(e.team_id, e.team_name, best, finals[(e.team_id, best)], place)
+            for place, e in enumerate(ranking, start=1)
+            if (best := best_rounds.get(e.team_id)) is not None and (e.team_id, best) in finals
+        ]
+        stage = PairwiseStage(
+            settings,
+            self.pairwise_judge,
+            store=self.store,
+            governor=self.governor,
+            events=self.events,
+            concurrency=self.settings.max_concurrent_teams,
+        )
+        try:
+            return await stage.run(execution_id, user_prompt, entrants)
+        finally:
+            # what a cut comparison spent is stored too, also when the stage is interrupted
+            await self._flush_usage(execution_id)
+
     async def _finish(
         self,
         execution_id: str,
@@ -442,6 +519,7 @@ class Orchestrator:
         best_rounds = {t: team.best_round() for t, team in progress.items() if team.completed}
         # all at once: the store writes them in one transaction
         await asyncio.gather(*(self.store.mark_final(execution_id, t, r) for t, r in best_rounds.items()))
+        pairwise = await self._pairwise_stage(execution_id, user_prompt, stop[0], best_rounds)
         teams: list[TeamSummary] = []
         for team_id, team in progress.items():
             name = self.teams[team_id].config.team_name
@@ -487,6 +565,7 @@ class Orchestrator:
             cost_usd=totals.cost,
             duration_seconds=round(time.monotonic() - started, 3),
             degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
+            pairwise=pairwise,
         )
         await self._stop_heartbeat()
         await self.store.finish_execution(

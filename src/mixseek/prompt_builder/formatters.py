@@ -43,8 +43,25 @@ def _preview(content: str, preview_chars: int | None) -> str:
     return f"{content[:preview_chars]}…（以下{omitted}文字省略）"
 
 
+PANEL_KEYS = ("judges", "aggregate")
+"""What a judge panel adds to a metric's score_details; the prompt shows the seed's form without it."""
+
+
+def _shown_details(details: Mapping[str, Any]) -> dict[str, Any]:
+    """score_details as the seed's history shows them: a panel metric by its aggregate score and
+    comment (the comment already holds each judge's reason), without the per-judge entries."""
+    return {
+        name: (
+            {k: v for k, v in value.items() if k not in PANEL_KEYS}
+            if isinstance(value, Mapping) and "judges" in value
+            else value
+        )
+        for name, value in details.items()
+    }
+
+
 def _format_round(state: RoundState, preview_chars: int | None) -> str:
-    details = json.dumps(state.score_details, indent=2, ensure_ascii=False)
+    details = json.dumps(_shown_details(state.score_details), indent=2, ensure_ascii=False)
     return (
         f"## ラウンド {state.round_number}\n"
         f"スコア: {state.evaluation_score:.2f}/100\n"

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from mixseek.report import agreement as agreement_rows
 from mixseek.report import content, formatting
+from mixseek.report import pairwise as pairwise_rows
 from mixseek.report.charts import score_chart_svg
 from mixseek.report.markdown import render_markdown
 from mixseek.storage.views import ExecutionView
@@ -42,7 +44,26 @@ def render_html_report(view: ExecutionView) -> str:
     """The execution's report page: header, teams × rounds grid, leaderboard, score chart,
     judgments, usage and cost, failures, and each team's best submission."""
     view = content.without_controls(view)
+    pairwise = view.pairwise
     return _ENV.get_template("report.html").render(
+        pairwise={
+            "heading": pairwise_rows.heading(pairwise),
+            "standing_headers": pairwise_rows.STANDING_HEADERS,
+            "standings": pairwise_rows.standing_rows(pairwise),
+            "comparison_headers": pairwise_rows.COMPARISON_HEADERS,
+            "comparisons": list(
+                zip(pairwise_rows.comparison_rows(pairwise), pairwise.comparisons, strict=True)
+            ),
+        }
+        if pairwise is not None
+        else None,
+        agreement={
+            "headers": agreement_rows.AGREEMENT_HEADER,
+            "rows": agreement_rows.agreement_rows(view),
+            "flagged": agreement_rows.flagged_lines(view),
+        }
+        if view.agreement
+        else None,
         view=view,
         title=report_title(view.user_prompt),
         csp=CONTENT_SECURITY_POLICY,

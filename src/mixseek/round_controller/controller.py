@@ -17,7 +17,7 @@ from mixseek.agents.team_result import TeamRunResult
 from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.evaluator.models import EvaluationResult
-from mixseek.llm.governor import CallScope, Governor, call_scope
+from mixseek.llm.governor import CallScope, Governor, GovernorUnreachable, call_scope
 from mixseek.llm.usage import usage_to_dict
 from mixseek.prompt_builder.models import RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
@@ -52,9 +52,12 @@ class RoundController:
         judgment: JudgmentClient,
         governor: Governor | None = None,
         timeout_seconds: float | None = None,
+        reference: str | None = None,
     ) -> None:
         self.execution_id = execution_id
         self.user_prompt = user_prompt
+        # the grader's answer key: for the evaluator only, never in a team's prompt
+        self.reference = reference
         self.team = team
         self.store = store
         self.prompt_builder = prompt_builder
@@ -138,6 +141,9 @@ class RoundController:
                 error = f"team round timed out after {self.timeout_seconds:g} s"
                 await self._store_paid(round_number, self._failure(round_number, "timeout", error))
                 return self._outcome(round_number, started, status="timeout", error=error)
+            except GovernorUnreachable:
+                # the execution's governor could not be asked: the round is redone, not ended
+                raise
             except UsageLimitExceeded as exc:
                 # cut by the execution budget: not the team's fault, and a resume may redo it
                 return self._outcome(round_number, started, status="budget", error=str(exc))
@@ -181,7 +187,9 @@ class RoundController:
         context = self._context(round_number, including_current=False, snapshot=snapshot)
         prompt = await self.prompt_builder.build_team_prompt(context)
         team_result = await self.team.run(prompt, round_number=round_number, user_prompt=self.user_prompt)
-        evaluation = await self.evaluator.evaluate(self.user_prompt, team_result.output)
+        evaluation = await self.evaluator.evaluate(
+            self.user_prompt, team_result.output, reference=self.reference
+        )
         usage: dict[str, Any] = {
             "team": usage_to_dict(team_result.usage),
             "leader": usage_to_dict(team_result.leader_usage),

@@ -1,41 +1,54 @@
 """mixseek.storage: executions, rounds and the leaderboard in DuckDB.
 
-Importing this package loads DuckDB, pydantic and psutil only, no LLM provider SDK.
+Importing this package loads nothing: each name loads its module on first use, so a command
+that reads one part of the store (`mixseek runs list` reads through `storage.quick_read`) does
+not pay for the rest (the write path, tenacity, psutil). The store loads DuckDB and pydantic,
+never an LLM provider SDK.
 """
 
-from mixseek.storage.aggregation_store import AggregationStore, default_db_path
-from mixseek.storage.errors import RecordNotFoundError, SchemaVersionError, StorageError, StoreBusyError
-from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner
-from mixseek.storage.models import (
-    ExecutionLease,
-    ExecutionRecord,
-    ExecutionStatus,
-    FinalStatus,
-    LeaderBoardRow,
-    RoundHistoryRecord,
-    RoundRecord,
-    RoundStatusRecord,
-    RoundStatusValue,
-    StopReason,
-)
-from mixseek.storage.protocol import Store
-from mixseek.storage.retry import RetryPolicy
-from mixseek.storage.views import (
-    BestSubmission,
-    ExecutionOverview,
-    ExecutionProgress,
-    ExecutionView,
-    MemberAnswer,
-    MemberCounts,
-    MetricScore,
-    RankingEntry,
-    RoundJudgment,
-    RoundView,
-    TeamStanding,
-    TeamStatus,
-    TeamView,
-    UsageTotals,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mixseek.lazy_exports import lazy_exports
+
+# name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "AggregationStore": "mixseek.storage.aggregation_store",
+    "default_db_path": "mixseek.storage.aggregation_store",
+    "RecordNotFoundError": "mixseek.storage.errors",
+    "SchemaVersionError": "mixseek.storage.errors",
+    "StorageError": "mixseek.storage.errors",
+    "StoreBusyError": "mixseek.storage.errors",
+    "ExecutionOwnedError": "mixseek.storage.lease",
+    "ExecutionOwner": "mixseek.storage.lease",
+    "ExecutionLease": "mixseek.storage.models",
+    "ExecutionRecord": "mixseek.storage.models",
+    "ExecutionStatus": "mixseek.storage.models",
+    "FinalStatus": "mixseek.storage.models",
+    "LeaderBoardRow": "mixseek.storage.models",
+    "RoundHistoryRecord": "mixseek.storage.models",
+    "RoundRecord": "mixseek.storage.models",
+    "RoundStatusRecord": "mixseek.storage.models",
+    "RoundStatusValue": "mixseek.storage.models",
+    "StopReason": "mixseek.storage.models",
+    "Store": "mixseek.storage.protocol",
+    "RetryPolicy": "mixseek.storage.retry",
+    "BestSubmission": "mixseek.storage.views",
+    "ExecutionOverview": "mixseek.storage.views",
+    "ExecutionProgress": "mixseek.storage.views",
+    "ExecutionView": "mixseek.storage.views",
+    "MemberAnswer": "mixseek.storage.views",
+    "MemberCounts": "mixseek.storage.views",
+    "MetricScore": "mixseek.storage.views",
+    "RankingEntry": "mixseek.storage.views",
+    "RoundJudgment": "mixseek.storage.views",
+    "RoundView": "mixseek.storage.views",
+    "TeamStanding": "mixseek.storage.views",
+    "TeamStatus": "mixseek.storage.views",
+    "TeamView": "mixseek.storage.views",
+    "UsageTotals": "mixseek.storage.views",
+}
 
 __all__ = [
     "AggregationStore",
@@ -73,3 +86,41 @@ __all__ = [
     "UsageTotals",
     "default_db_path",
 ]
+
+if TYPE_CHECKING:
+    from mixseek.storage.aggregation_store import AggregationStore, default_db_path
+    from mixseek.storage.errors import RecordNotFoundError, SchemaVersionError, StorageError, StoreBusyError
+    from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner
+    from mixseek.storage.models import (
+        ExecutionLease,
+        ExecutionRecord,
+        ExecutionStatus,
+        FinalStatus,
+        LeaderBoardRow,
+        RoundHistoryRecord,
+        RoundRecord,
+        RoundStatusRecord,
+        RoundStatusValue,
+        StopReason,
+    )
+    from mixseek.storage.protocol import Store
+    from mixseek.storage.retry import RetryPolicy
+    from mixseek.storage.views import (
+        BestSubmission,
+        ExecutionOverview,
+        ExecutionProgress,
+        ExecutionView,
+        MemberAnswer,
+        MemberCounts,
+        MetricScore,
+        RankingEntry,
+        RoundJudgment,
+        RoundView,
+        TeamStanding,
+        TeamStatus,
+        TeamView,
+        UsageTotals,
+    )
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 import mixseek.storage._sql as sql
 from mixseek.storage.lease import owner_alive
@@ -16,6 +16,9 @@ from mixseek.storage.models import ExecutionLease, ExecutionRecord, LeaderBoardR
 from mixseek.storage.views import RankingEntry
 
 Conn = duckdb.DuckDBPyConnection
+
+# the adapters below build their validators on first use: a reader listing executions uses neither
+_ON_FIRST_USE = ConfigDict(defer_build=True)
 
 
 def now() -> datetime:
@@ -66,6 +69,7 @@ def execution(row: Mapping[str, Any]) -> ExecutionRecord:
         ended_at=ended,
         summary=load(row["summary"]),
         owner=owner,
+        reference=row["reference"],
     )
 
 
@@ -83,7 +87,7 @@ def leader_board_dicts(conn: Conn, execution_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-BOARD = TypeAdapter(list[LeaderBoardRow])
+BOARD = TypeAdapter(list[LeaderBoardRow], config=_ON_FIRST_USE)
 
 
 def leader_board(conn: Conn, execution_id: str) -> list[LeaderBoardRow]:
@@ -115,7 +119,7 @@ def ranking_dicts(conn: Conn, execution_id: str, max_round: int | None = None) -
 
 # One validation call for the whole list: a third of the cost of a model per entry (the
 # ranking is read at every round barrier and by every prompt; see `bench/store.py`).
-_RANKING = TypeAdapter(list[RankingEntry])
+_RANKING = TypeAdapter(list[RankingEntry], config=_ON_FIRST_USE)
 
 
 def ranking(conn: Conn, execution_id: str, max_round: int | None = None) -> list[RankingEntry]:

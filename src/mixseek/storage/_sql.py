@@ -156,7 +156,7 @@ ALL_SUBMISSION_HISTORIES = _submission_history("lb.execution_id = ? AND lb.round
 # Executions with their lease, if any, and their last stored model call (a sign of life
 # the heartbeat may not have caught up with).
 EXECUTIONS_WITH_OWNER = """
-SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary,
+SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary, e.reference,
        l.pid, l.host, l.process_started, l.acquired_at, l.heartbeat_at,
        (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = e.execution_id) AS last_call_at
 FROM executions e LEFT JOIN execution_leases l USING (execution_id)
@@ -165,7 +165,7 @@ FROM executions e LEFT JOIN execution_leases l USING (execution_id)
 # One execution by `$id`, as EXECUTIONS_WITH_OWNER gives it: the last model call is looked up for
 # that id alone (the correlated form aggregates every execution's calls first).
 EXECUTION_WITH_OWNER = """
-SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary,
+SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary, e.reference,
        l.pid, l.host, l.process_started, l.acquired_at, l.heartbeat_at,
        (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = $id) AS last_call_at
 FROM executions e LEFT JOIN execution_leases l USING (execution_id)

@@ -30,6 +30,7 @@ from typing import Any, Literal, Self, TypeVar
 
 import duckdb
 
+import mixseek.storage._pairwise as _pairwise
 import mixseek.storage._rows as _rows
 import mixseek.storage._sql as sql
 from mixseek.config.workspace import WORKSPACE_ENV, Workspace
@@ -61,6 +62,7 @@ from mixseek.storage.models import (
     RoundStatusRecord,
     as_utc,
 )
+from mixseek.storage.pairwise_views import PairwiseComparison, PairwiseStanding
 from mixseek.storage.read_model import (
     list_overviews,
     read_execution,
@@ -273,16 +275,17 @@ class AggregationStore:
         config: dict[str, Any],
         *,
         owner: ExecutionOwner | None = None,
+        reference: str | None = None,
     ) -> None:
         """Record a new execution with status 'running', owned by `owner` (by default a new
-        owner in this process; see `storage.lease`)."""
+        owner in this process; see `storage.lease`), with its reference answer if it has one."""
         owner = owner or ExecutionOwner.this_process()
 
         def work(conn: Conn) -> None:
             conn.execute(
-                "INSERT INTO executions (execution_id, user_prompt, status, config, started_at) "
-                "VALUES (?, ?, 'running', ?, ?)",
-                [execution_id, user_prompt, json_text(config), _rows.now()],
+                "INSERT INTO executions (execution_id, user_prompt, status, config, started_at, reference) "
+                "VALUES (?, ?, 'running', ?, ?, ?)",
+                [execution_id, user_prompt, json_text(config), _rows.now(), reference],
             )
             _insert_lease(conn, execution_id, owner)
 
@@ -517,6 +520,31 @@ class AggregationStore:
             )
 
         await self._call(work, write=True)
+
+    # -- the final pairwise stage (see `orchestrator.pairwise`) ------------------------
+
+    async def save_pairwise_comparison(
+        self,
+        execution_id: str,
+        comparison: PairwiseComparison,
+        *,
+        model_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        """Store one comparison with the usage of the requests that judged it, in one transaction."""
+        calls = _call_rows(execution_id, model_calls)
+        await self._call(
+            lambda conn: _pairwise.insert_comparison(conn, execution_id, comparison, calls), write=True
+        )
+
+    async def get_pairwise_comparisons(self, execution_id: str) -> list[PairwiseComparison]:
+        return await self._call(lambda conn: _pairwise.read_comparisons(conn, execution_id), write=False)
+
+    async def save_pairwise_ranking(self, execution_id: str, standings: Sequence[PairwiseStanding]) -> None:
+        """Replace the execution's pairwise ranking (a resumed stage refits it from every comparison)."""
+        await self._call(lambda conn: _pairwise.replace_ranking(conn, execution_id, standings), write=True)
+
+    async def get_pairwise_ranking(self, execution_id: str) -> list[PairwiseStanding]:
+        return await self._call(lambda conn: _pairwise.read_ranking(conn, execution_id), write=False)
 
     async def rebuild_standings(self) -> None:
         """Recompute every team's standings from leader_board (after a bulk load with plain SQL)."""

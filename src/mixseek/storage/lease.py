@@ -20,11 +20,13 @@ import secrets
 import socket
 from dataclasses import dataclass
 from datetime import datetime
-
-import psutil
+from typing import TYPE_CHECKING
 
 from mixseek.storage.errors import StorageError
 from mixseek.storage.models import ExecutionLease
+
+if TYPE_CHECKING:
+    import psutil
 
 HEARTBEAT_SECONDS = 10.0
 # An owner on another host whose heartbeat is older than this is taken for dead.
@@ -34,6 +36,9 @@ _START_TOLERANCE_SECONDS = 1.0
 
 
 def _process_started(pid: int) -> float | None:
+    # psutil loads here, not with the store: a reader of ended executions never asks about a process
+    import psutil
+
     try:
         return psutil.Process(pid).create_time()
     except psutil.Error:
@@ -60,6 +65,8 @@ class ExecutionOwner:
 
 
 def _process_alive(pid: int, started: float | None) -> bool:
+    import psutil
+
     try:
         process = psutil.Process(pid)
         if process.status() == psutil.STATUS_ZOMBIE:  # killed, not yet reaped by its parent
@@ -74,6 +81,8 @@ def _process_alive(pid: int, started: float | None) -> bool:
 def owner_process(pid: int, process_started: float | None) -> psutil.Process | None:
     """The process of this host that holds a lease (pid and start time as written in it), if it
     still runs: to signal it (a dashboard's Stop), never another program that got the pid since."""
+    import psutil
+
     try:
         process = psutil.Process(pid)
         if process.status() == psutil.STATUS_ZOMBIE:

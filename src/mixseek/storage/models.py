@@ -29,7 +29,8 @@ def as_utc(value: datetime) -> datetime:
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # built on first use: a reader of the store validates only the records it reads
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class RoundRecord(_Record):
@@ -88,6 +89,8 @@ class ExecutionRecord(_Record):
     ended_at: datetime | None
     summary: dict[str, Any] | None
     owner: ExecutionLease | None = None
+    reference: str | None = None
+    """The reference answer reference metrics compare submissions with (never shown to teams)."""
 
 
 class LeaderBoardRow(_Record):

@@ -24,6 +24,7 @@ from mixseek.storage.models import (
     RoundRecord,
     RoundStatusRecord,
 )
+from mixseek.storage.pairwise_views import PairwiseComparison, PairwiseStanding
 from mixseek.storage.views import ExecutionOverview, ExecutionView, RankingEntry, UsageTotals
 
 
@@ -82,6 +83,7 @@ class Store(RoundWriter, Protocol):
         config: dict[str, Any],
         *,
         owner: ExecutionOwner | None = None,
+        reference: str | None = None,
     ) -> None: ...
 
     async def claim_execution(self, execution_id: str, owner: ExecutionOwner) -> None: ...
@@ -135,6 +137,22 @@ class Store(RoundWriter, Protocol):
     async def get_leader_board(self, execution_id: str) -> list[LeaderBoardRow]: ...
 
     async def get_round_statuses(self, execution_id: str) -> list[RoundStatusRecord]: ...
+
+    # -- the final pairwise stage ------------------------------------------------------
+
+    async def save_pairwise_comparison(
+        self,
+        execution_id: str,
+        comparison: PairwiseComparison,
+        *,
+        model_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> None: ...
+
+    async def get_pairwise_comparisons(self, execution_id: str) -> list[PairwiseComparison]: ...
+
+    async def save_pairwise_ranking(
+        self, execution_id: str, standings: Sequence[PairwiseStanding]
+    ) -> None: ...
 
     # -- the read model ------------------------------------------------------------------
 

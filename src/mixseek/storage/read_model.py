@@ -24,6 +24,8 @@ from pydantic import ValidationError
 
 import mixseek.storage._rows as rows
 import mixseek.storage._sql as sql
+from mixseek.storage._pairwise import read_pairwise
+from mixseek.storage.agreement import disagreement_threshold, panel_agreement
 from mixseek.storage.models import ExecutionRecord, ExecutionStatus
 from mixseek.storage.views import (
     BestSubmission,
@@ -112,10 +114,16 @@ Doc = dict[str, Any]
 
 
 def _metrics(details: Mapping[str, Any]) -> Doc:
-    """score_details as stored: per metric `{"score", "comment"}`, or (older rows) the bare score."""
+    """score_details as stored: per metric `{"score", "comment"}` (a judge panel's with its
+    `judges` and `aggregate`), or (older rows) the bare score."""
     return {
         name: (
-            {"score": value.get("score"), "comment": value.get("comment")}
+            {
+                "score": value.get("score"),
+                "comment": value.get("comment"),
+                "judges": value.get("judges"),
+                "aggregate": value.get("aggregate"),
+            }
             if isinstance(value, Mapping)
             else {"score": value, "comment": None}
         )
@@ -279,6 +287,7 @@ def execution_view(
             "usage": totals,
             "usage_by_site": by_site,
             "usage_by_model": by_model,
+            "agreement": panel_agreement(board, disagreement_threshold(record.config)),
         }
     )
 
@@ -327,14 +336,17 @@ def read_execution(conn: Conn, execution_id: str) -> ExecutionView | None:
             (team_id, number): rows.load(record)
             for team_id, number, record in conn.execute(sql.MEMBER_RECORDS, [execution_id]).fetchall()
         }
-        return execution_view(
-            rows.execution(found[0]),
+        record = rows.execution(found[0])
+        view = execution_view(
+            record,
             rows.leader_board_dicts(conn, execution_id),
             rows.round_statuses(conn, execution_id),
             rows.ranking(conn, execution_id),
             members,
             usage_breakdown(conn, execution_id),
         )
+        pairwise = read_pairwise(conn, record)
+        return view if pairwise is None else view.model_copy(update={"pairwise": pairwise})
 
     return in_snapshot(conn, read)
 

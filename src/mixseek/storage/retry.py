@@ -18,12 +18,14 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import duckdb
-from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from mixseek.storage.errors import StoreBusyError
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 T = TypeVar("T")
 
@@ -110,6 +112,8 @@ def run_retrying(policy: RetryPolicy, what: str, attempt: Callable[[], T]) -> T:
         if not is_transient(exc):
             raise
         failed: list[BaseException] = [exc]
+    # tenacity loads only now: most processes (`mixseek runs list`) never meet a lock
+    from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
     def call() -> T:
         if failed:  # tenacity's attempt 1 is the one already made
@@ -133,6 +137,7 @@ async def run_retrying_async(policy: RetryPolicy, what: str, attempt: Callable[[
         if not is_transient(exc):
             raise
         failed: list[BaseException] = [exc]
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
     async def call() -> T:
         if failed:  # tenacity's attempt 1 is the one already made

@@ -161,10 +161,82 @@ _EXECUTION_LEASES: tuple[str, ...] = (
     """,
 )
 
+# `mixseek bench`: a task set run N times over the workspace's teams. Each (task, repeat) is one
+# ordinary execution; the row is written before the execution starts, so an interrupted bench
+# knows which execution to resume rather than start a second one.
+_BENCHES: tuple[str, ...] = (
+    """
+    CREATE TABLE benches (
+        bench_id TEXT PRIMARY KEY,
+        tasks_file TEXT NOT NULL,
+        tasks_sha256 TEXT NOT NULL,
+        task_count INTEGER NOT NULL CHECK (task_count >= 1),
+        repeats INTEGER NOT NULL CHECK (repeats >= 1),
+        created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+    )
+    """,
+    f"""
+    CREATE TABLE bench_runs (
+        bench_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        repeat_number INTEGER NOT NULL CHECK (repeat_number >= 1),
+        execution_id TEXT NOT NULL UNIQUE,
+        status TEXT NOT NULL CHECK (status IN ({_sql_list(EXECUTION_STATUSES)})),
+        updated_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (bench_id, task_id, repeat_number)
+    )
+    """,
+)
+
+# The final pairwise stage (see `orchestrator.pairwise`): each comparison of two teams' best
+# submissions, judged in both orders (`verdict_a_first` with team_a shown as A, `verdict_b_first`
+# with team_b shown as A, each as the judge answered), and the Bradley–Terry ranking they give.
+_PAIRWISE_RANKING: tuple[str, ...] = (
+    """
+    CREATE TABLE pairwise_comparisons (
+        execution_id TEXT NOT NULL,
+        sequence INTEGER NOT NULL,
+        team_a TEXT NOT NULL,
+        team_b TEXT NOT NULL,
+        round_a INTEGER NOT NULL,
+        round_b INTEGER NOT NULL,
+        verdict_a_first TEXT NOT NULL CHECK (verdict_a_first IN ('A', 'B', 'tie')),
+        verdict_b_first TEXT NOT NULL CHECK (verdict_b_first IN ('A', 'B', 'tie')),
+        outcome DOUBLE NOT NULL CHECK (outcome IN (0.0, 0.5, 1.0)),
+        reasoning_a_first TEXT,
+        reasoning_b_first TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+        PRIMARY KEY (execution_id, team_a, team_b),
+        CHECK (team_a <> team_b)
+    )
+    """,
+    """
+    CREATE TABLE pairwise_ranking (
+        execution_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        team_name TEXT NOT NULL,
+        rank INTEGER NOT NULL CHECK (rank >= 1),
+        strength DOUBLE NOT NULL,
+        ci_low DOUBLE NOT NULL,
+        ci_high DOUBLE NOT NULL,
+        wins DOUBLE NOT NULL,
+        matches INTEGER NOT NULL,
+        score_rank INTEGER,
+        PRIMARY KEY (execution_id, team_id)
+    )
+    """,
+)
+
+# The answer key an execution's reference metrics compare submissions with; teams never see it.
+_EXECUTION_REFERENCE: tuple[str, ...] = ("ALTER TABLE executions ADD COLUMN reference TEXT",)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", _INITIAL_SCHEMA),
     Migration(2, "model_calls: usage per model request", _MODEL_CALLS),
     Migration(3, "execution_leases: one owner per execution", _EXECUTION_LEASES),
+    Migration(4, "executions.reference: the reference answer", _EXECUTION_REFERENCE),
+    Migration(5, "pairwise_comparisons, pairwise_ranking: the final pairwise stage", _PAIRWISE_RANKING),
+    Migration(6, "benches, bench_runs: mixseek bench task sets", _BENCHES),
 )
 
 CURRENT_VERSION = MIGRATIONS[-1].version

@@ -30,6 +30,7 @@ from pydantic import (
 )
 
 from mixseek.storage.models import ExecutionStatus, LeaderBoardRow, RoundStatusValue, StopReason
+from mixseek.storage.pairwise_views import PairwiseView
 
 IsoTime = Annotated[
     datetime, PlainSerializer(lambda value: value.isoformat(), return_type=str, when_used="json")
@@ -47,7 +48,8 @@ every member answered, or a workflow's steps."""
 
 
 class _View(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # built on first use: `runs list` validates only overviews, not the whole read model
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
 
 class RankingEntry(_View):
@@ -135,11 +137,54 @@ class StoredSummary(_View):
     duration_seconds: float = 0.0
 
 
+class JudgeScore(_View):
+    """One judge of a panel metric on one round: its score and comment, or why it has none."""
+
+    model: str
+    score: float | None = None
+    comment: str | None = None
+    error: str | None = None
+
+
 class MetricScore(_View):
-    """One metric's score of a round, with the evaluator's comment."""
+    """One metric's score of a round, with the evaluator's comment; a judge panel's metric also
+    lists each judge (`judges`) and how their scores were combined (`aggregate`)."""
 
     score: float | None
     comment: str | None = None
+    judges: list[JudgeScore] | None = None
+    aggregate: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _panel_keys_only_for_panels(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a one-model metric dumps as it always did
+        data: dict[str, Any] = handler(self)
+        if self.judges is None:
+            data.pop("judges", None)
+            data.pop("aggregate", None)
+        return data
+
+
+class FlaggedSubmission(_View):
+    """A round whose judges were further apart than the disagreement threshold."""
+
+    team_id: str
+    round_number: int
+    spread: float = Field(description="highest minus lowest judge score")
+    scores: list[float | None] = Field(description="each judge's score, in the order of the panel's judges")
+
+
+class MetricAgreement(_View):
+    """How far a panel metric's judges agreed over an execution's submissions."""
+
+    judges: list[str] = Field(description="the judge models, in panel order")
+    aggregate: str | None = None
+    submissions: int = Field(description="rounds that two or more judges scored: alpha's units")
+    alpha: float | None = Field(
+        description="Krippendorff's alpha (interval); None when undefined (fewer than 2 units, no variation)"
+    )
+    threshold: float = Field(description="score points of spread beyond which a round is flagged")
+    flagged: list[FlaggedSubmission] = Field(default_factory=list)
 
 
 class RoundJudgment(_View):
@@ -157,7 +202,7 @@ class MemberAnswer(BaseModel):
 
     Dumps exactly the keys the stored record had, so an export round-trips it."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    model_config = ConfigDict(frozen=True, extra="allow", defer_build=True)
 
     agent_name: str = ""
     agent_type: str = ""
@@ -272,6 +317,11 @@ class ExecutionView(_View):
     usage: UsageTotals
     usage_by_site: dict[str, UsageTotals]
     usage_by_model: dict[str, UsageTotals]
+    agreement: dict[str, MetricAgreement] = Field(
+        default_factory=dict, description="per judge panel metric: inter-judge agreement, flagged rounds"
+    )
+    pairwise: PairwiseView | None = None
+    """The final pairwise ranking, when the execution had that stage."""
 
     @property
     def degraded(self) -> bool:

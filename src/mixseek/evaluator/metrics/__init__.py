@@ -14,6 +14,7 @@ _EXPORTS: dict[str, str] = {
     "LLMMetric": "mixseek.evaluator.metrics.base",
     "Metric": "mixseek.evaluator.metrics.base",
     "MetricOutcome": "mixseek.evaluator.metrics.base",
+    "ReferenceMetric": "mixseek.evaluator.metrics.reference",
     "ENTRY_POINT_GROUP": "mixseek.evaluator.metrics.registry",
     "create_metric": "mixseek.evaluator.metrics.registry",
     "known_metrics": "mixseek.evaluator.metrics.registry",
@@ -27,6 +28,7 @@ __all__ = [
     "LLMMetric",
     "Metric",
     "MetricOutcome",
+    "ReferenceMetric",
     "create_metric",
     "known_metrics",
     "metric_class",
@@ -36,6 +38,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from mixseek.evaluator.metrics.base import LLMMetric, Metric, MetricOutcome
+    from mixseek.evaluator.metrics.reference import ReferenceMetric
     from mixseek.evaluator.metrics.registry import (
         ENTRY_POINT_GROUP,
         create_metric,

@@ -8,14 +8,19 @@ A custom metric is named in evaluator.toml as
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 from pydantic_ai import Agent, RunUsage
+from pydantic_ai.models import Model
 
-from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
+from mixseek.config.evaluator import Aggregate, EvaluatorSettings, MetricConfig
 from mixseek.evaluator.models import MetricScore
+from mixseek.evaluator.panel import JudgeVerdict, ask_panel, panel_score
 from mixseek.llm import build_model_settings, create_model
+from mixseek.llm.model_objects import model_label
 from mixseek.llm.retrying import RetryingModel
 
 
@@ -26,14 +31,30 @@ class MetricOutcome:
     score: float
     comment: str
     usage: RunUsage = field(default_factory=RunUsage)
+    judges: list[JudgeVerdict] | None = None
+    """A panel's verdicts, one per judge model; None for a one-model (or non-LLM) metric."""
+    aggregate: Aggregate | None = None
 
 
 class Metric(ABC):
-    """Scores a submission 0–100."""
+    """Scores a submission 0–100.
+
+    `score` gets the task, the submission and the rendered evaluator prompt — never the
+    execution's reference answer, so that existing metrics keep their signature. A metric that
+    compares with the reference answer (`mixseek exec --reference`, `Mixseek.run(..., reference=)`)
+    subclasses `ReferenceMetric` (`mixseek.evaluator.metrics.reference`): its `score` also takes
+    the keyword `reference`, and an execution without a reference is refused at its start.
+    """
 
     def __init__(self, config: MetricConfig, settings: EvaluatorSettings) -> None:
         self.config = config
         self.settings = settings
+
+    @classmethod
+    def create(cls, config: MetricConfig, settings: EvaluatorSettings, *, base_dir: Path | None) -> Metric:
+        """Build the metric of a `[[evaluator.metrics]]` entry; `base_dir` is evaluator.toml's
+        directory, for a metric that reads files named in its entry (`json_schema`)."""
+        return cls(config, settings)
 
     @property
     def name(self) -> str:
@@ -54,8 +75,22 @@ class LLMMetric(Metric):
 
     def __init__(self, config: MetricConfig, settings: EvaluatorSettings) -> None:
         super().__init__(config, settings)
-        model = create_model(config.model or settings.model, role=f"evaluator metric '{config.name}'")
-        self.agent: Agent[None, MetricScore] = Agent(
+        role = f"evaluator metric '{config.name}'"
+        # each judge model is created (and so governed) on its own: its requests count by themselves
+        self.judges: list[tuple[str, Agent[None, MetricScore]]] = [
+            (model_label(model), self._agent(create_model(model, role=role)))
+            for model in config.judge_models or [settings.model]
+        ]
+        self.agent = self.judges[0][1]
+
+    @property
+    def is_panel(self) -> bool:
+        """Whether the metric names its judges with `models` (even one): its details list them."""
+        return self.config.models is not None
+
+    def _agent(self, model: Model) -> Agent[None, MetricScore]:
+        config, settings = self.config, self.settings
+        return Agent(
             RetryingModel(model, max_retries=self._max_retries),
             output_type=MetricScore,
             instructions=config.system_instruction or self.instruction,
@@ -73,5 +108,23 @@ class LLMMetric(Metric):
         return self.config.max_retries if self.config.max_retries is not None else self.settings.max_retries
 
     async def score(self, user_prompt: str, submission: str, evaluator_prompt: str) -> MetricOutcome:
-        result = await self.agent.run(evaluator_prompt)
-        return MetricOutcome(score=result.output.score, comment=result.output.comment, usage=result.usage)
+        if not self.is_panel:
+            result = await self.agent.run(evaluator_prompt)
+            return MetricOutcome(score=result.output.score, comment=result.output.comment, usage=result.usage)
+
+        def judge(agent: Agent[None, MetricScore]) -> Callable[[], Awaitable[tuple[float, str, RunUsage]]]:
+            async def run() -> tuple[float, str, RunUsage]:
+                result = await agent.run(evaluator_prompt)
+                return result.output.score, result.output.comment, result.usage
+
+            return run
+
+        verdicts = await ask_panel([(label, judge(agent)) for label, agent in self.judges])
+        score, comment = panel_score(verdicts, self.config.aggregate, self.config.trim)
+        return MetricOutcome(
+            score=score,
+            comment=comment,
+            usage=sum((v.usage for v in verdicts), RunUsage()),
+            judges=verdicts,
+            aggregate=self.config.aggregate,
+        )

@@ -9,7 +9,7 @@ names them like a built-in: `[[evaluator.metrics]] name = "brevity"`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
@@ -58,7 +58,7 @@ def create_metric(
     config: MetricConfig, settings: EvaluatorSettings, *, base_dir: Path | None = None
 ) -> Metric:
     """The metric a `[[evaluator.metrics]]` entry describes."""
-    return metric_class(config, base_dir=base_dir)(config, settings)
+    return metric_class(config, base_dir=base_dir).create(config, settings, base_dir=base_dir)
 
 
 def metric_problems(config: ExecutionConfig) -> list[ConfigError]:
@@ -70,6 +70,9 @@ def metric_problems(config: ExecutionConfig) -> list[ConfigError]:
     from_env = origin.startswith("env ")
     problems: list[ConfigError] = []
     for i, metric in enumerate(loaded.value.metrics):
+        if metric.json_schema is not None:
+            base_dir = loaded.file.parent if loaded.file else config.workspace.configs  # as the evaluator's
+            problems.extend(_schema_problems(metric.json_schema, loaded.file, base_dir, i))
         if metric.class_path is not None or metric.name in METRICS.builtin_names():
             continue
         try:
@@ -79,3 +82,16 @@ def metric_problems(config: ExecutionConfig) -> list[ConfigError]:
             key = None if from_env else f"evaluator.metrics[{i}].name"
             problems.append(ConfigError(source, key, str(exc)))
     return problems
+
+
+def _schema_problems(
+    value: dict[str, Any] | str, file: Path | None, base_dir: Path, index: int
+) -> list[ConfigError]:
+    """A `json_schema` that cannot be read or is no JSON Schema, found before any model is built."""
+    from mixseek.evaluator.metrics.schema_file import load_schema
+
+    try:
+        load_schema(value, base_dir)
+    except ValueError as exc:
+        return [ConfigError(file, f"evaluator.metrics[{index}].json_schema", str(exc))]
+    return []

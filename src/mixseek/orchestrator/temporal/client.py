@@ -5,7 +5,9 @@ serves its store queue, so this process stays the store's one writer.
 the execution, its lease, events and the final summary are the same code. The store activities
 call the local engine's own steps (progress, round barrier, usage report, finish) and apply the
 writes workers recorded — once: a write whose round the store already has is skipped, so an
-activity repeated after this process died stores nothing twice.
+activity repeated after this process died stores nothing twice. It also serves the execution's
+governor (`governor_service`): this process's ledger and rate limiters admit every worker's
+model requests, and its ledger decides the budget check before each round.
 """
 
 from __future__ import annotations
@@ -27,8 +29,6 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
-from mixseek.llm.governor import UsageLedger
-from mixseek.llm.usage import usage_from_dict
 from mixseek.orchestrator.events import (
     EventSink,
     RoundStarted,
@@ -39,6 +39,7 @@ from mixseek.orchestrator.events import (
 from mixseek.orchestrator.models import ExecutionSummary, StopReason
 from mixseek.orchestrator.orchestrator import Orchestrator
 from mixseek.orchestrator.progress import TeamProgress
+from mixseek.orchestrator.temporal.governor_service import GovernorService
 from mixseek.orchestrator.temporal.heartbeat import heartbeating
 from mixseek.orchestrator.temporal.identity import work_hash
 from mixseek.orchestrator.temporal.messages import (
@@ -57,7 +58,7 @@ from mixseek.orchestrator.temporal.messages import (
     store_queue,
     workflow_id,
 )
-from mixseek.orchestrator.temporal.workflow import ExecutionWorkflow
+from mixseek.orchestrator.temporal.workflow import GOVERNOR_SIGNAL, ExecutionWorkflow
 from mixseek.storage.errors import StorageError
 from mixseek.storage.models import RoundStatusRecord
 
@@ -94,9 +95,17 @@ def _probe(host: str, port: int) -> None:
 class TemporalOrchestrator(Orchestrator):
     """An execution run as a Temporal workflow at `address`; this process writes the store."""
 
-    def __init__(self, config: ExecutionConfig, *, address: str, sinks: Iterable[EventSink] = ()) -> None:
+    def __init__(
+        self,
+        config: ExecutionConfig,
+        *,
+        address: str,
+        sinks: Iterable[EventSink] = (),
+        governor_listen: str | None = None,
+    ) -> None:
         super().__init__(config, sinks=sinks)
         self.address = address
+        self.governor_listen = governor_listen  # HOST:PORT; default 127.0.0.1 on a free port
         self.config_hash = work_hash(config)
 
     async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
@@ -114,17 +123,22 @@ class TemporalOrchestrator(Orchestrator):
             execution_timeout_seconds=s.execution_timeout_seconds,
             team_round_timeout_seconds=s.timeout_per_team_seconds,
             config_hash=self.config_hash,
+            reference=self.reference,
         )
         queue = store_queue(execution_id)
         try:
-            async with Worker(
-                client,
-                task_queue=queue,
-                workflows=[ExecutionWorkflow],
-                activities=store_work.activities(),
-                workflow_runner=SANDBOX,
+            async with (
+                GovernorService(self.governor, listen=self.governor_listen) as governor,
+                Worker(
+                    client,
+                    task_queue=queue,
+                    workflows=[ExecutionWorkflow],
+                    activities=store_work.activities(),
+                    workflow_runner=SANDBOX,
+                ),
             ):
-                # a workflow still running (this process was killed, or interrupted) is reattached
+                # a workflow still running (this process was killed, or interrupted) is reattached,
+                # and told where this process serves the execution's governor
                 handle = await client.start_workflow(
                     ExecutionWorkflow.run,
                     params,
@@ -132,6 +146,8 @@ class TemporalOrchestrator(Orchestrator):
                     task_queue=queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                     memo={"config_hash": self.config_hash, "workspace": str(self.config.workspace.root)},
+                    start_signal=GOVERNOR_SIGNAL,
+                    start_signal_args=[governor.access],
                 )
                 return await handle.result()
         except asyncio.CancelledError:
@@ -186,10 +202,6 @@ class StoreActivities:
             self.storage_error = exc
             raise ApplicationError(str(exc), type="StorageError", non_retryable=True) from None
 
-    async def _spent(self) -> dict[str, Any]:
-        totals = await self.engine.store.get_usage_totals(self.execution_id)
-        return totals.model_dump(mode="json")
-
     @activity.defn(name="store_load_progress")
     async def load_progress(self) -> dict[str, TeamProgress]:
         return cast(
@@ -200,18 +212,16 @@ class StoreActivities:
     async def begin_round(self, begin: BeginRound) -> RoundBegun:
         async def work() -> RoundBegun:
             engine, eid, r = self.engine, self.execution_id, begin.round_number
-            spent = await self._spent()
-            ledger = UsageLedger()
-            ledger.preload(usage_from_dict(spent))
-            exceeded = ledger.exceeded(engine.governor.budget)
+            # the governor service's ledger: what every worker spent, and what was stored before
+            exceeded = engine.governor.ledger.exceeded(engine.governor.budget)
             if exceeded is not None:
-                return RoundBegun(exceeded=str(exceeded), spent=spent)
+                return RoundBegun(exceeded=str(exceeded))
             engine.events.emit(RoundStarted(execution_id=eid, round_number=r, teams=begin.pending))
             before = await engine._snapshot(eid, r - 1, self.boards)
             await engine.store.mark_rounds_started(eid, r, begin.pending)
             for team_id in begin.pending:
                 engine.events.emit(TeamRoundStarted(execution_id=eid, team_id=team_id, round_number=r))
-            return RoundBegun(snapshot=before, spent=spent)
+            return RoundBegun(snapshot=before)
 
         return cast(RoundBegun, await self._guarded(work()))
 
@@ -231,7 +241,7 @@ class StoreActivities:
     async def board_after(self, round_number: int) -> BoardAfter:
         async def work() -> BoardAfter:
             snapshot = await self.engine._snapshot(self.execution_id, round_number, self.boards)
-            return BoardAfter(snapshot=snapshot, spent=await self._spent())
+            return BoardAfter(snapshot=snapshot)
 
         return cast(BoardAfter, await self._guarded(work()))
 

@@ -6,7 +6,7 @@ Kept free of heavy imports: the workflow sandbox imports this module as it is.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -15,6 +15,8 @@ from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSn
 from mixseek.storage.models import RoundRecord
 
 WORKFLOW_NAME = "MixseekExecution"
+# the error type of an activity whose worker could not ask the execution's governor service
+GOVERNOR_UNREACHABLE = "GovernorUnreachable"
 
 
 def workflow_id(execution_id: str) -> str:
@@ -78,6 +80,14 @@ class JudgmentWrite(BaseModel):
 StoreWrite = Annotated[SaveRound | RoundFailed | JudgmentWrite, Field(discriminator="kind")]
 
 
+class GovernorAccess(BaseModel):
+    """Where workers ask leave for every model request: the execution's governor service, served
+    by the `mixseek exec` process (budgets and rate limits across all workers), and its token."""
+
+    address: str
+    token: str
+
+
 class ExecutionInput(BaseModel):
     """What the workflow needs to run an execution; the rest it reads through the store queue."""
 
@@ -90,6 +100,8 @@ class ExecutionInput(BaseModel):
     execution_timeout_seconds: float | None
     team_round_timeout_seconds: float | None
     config_hash: str
+    reference: str | None = None
+    """The reference answer, for the evaluator's reference metrics (never a team's prompt)."""
 
 
 class TeamRoundInput(BaseModel):
@@ -99,8 +111,8 @@ class TeamRoundInput(BaseModel):
     round_number: int
     snapshot: RoundSnapshot
     config_hash: str
-    spent: dict[str, Any] = Field(default_factory=dict)
-    """The execution's usage as stored when the round began: counts towards budgets on the worker."""
+    governor: GovernorAccess
+    reference: str | None = None
 
 
 class TeamRoundResult(BaseModel):
@@ -118,7 +130,7 @@ class JudgeInput(BaseModel):
     max_rounds: int
     snapshot: RoundSnapshot
     config_hash: str
-    spent: dict[str, Any] = Field(default_factory=dict)
+    governor: GovernorAccess
 
 
 class JudgeResult(BaseModel):
@@ -135,12 +147,10 @@ class RoundBegun(BaseModel):
 
     exceeded: str | None = None
     snapshot: RoundSnapshot | None = None
-    spent: dict[str, Any] = Field(default_factory=dict)
 
 
 class BoardAfter(BaseModel):
     snapshot: RoundSnapshot
-    spent: dict[str, Any] = Field(default_factory=dict)
 
 
 class FinishInput(BaseModel):

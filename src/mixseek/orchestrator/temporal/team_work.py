@@ -1,30 +1,48 @@
 """The activities a `mixseek worker` serves: one team round, one judgment — the local engine's code.
 
 Each runs `RoundController` over components built from the worker's own copy of the workspace
-(models, limits and budget included) and returns, with its result, the store writes it recorded.
-While it runs it beats to Temporal, so a worker that dies hands its work to another in seconds.
+and returns, with its result, the store writes it recorded. Every model request asks the
+execution's governor service (in the `mixseek exec` process) first, so budgets and rate limits
+hold across all workers. While it runs it beats to Temporal, so a worker that dies hands its
+work to another in seconds.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic_ai import RunUsage, UsageLimitExceeded
+from pydantic_ai import UsageLimitExceeded
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from mixseek.config.bundle import ExecutionConfig
-from mixseek.llm.governor import CallScope
-from mixseek.llm.usage import usage_from_dict
+from mixseek.llm.governor import CallScope, GovernorUnreachable
 from mixseek.orchestrator.components import Components, build_components
+from mixseek.orchestrator.temporal.governor_client import GovernorClient
 from mixseek.orchestrator.temporal.heartbeat import heartbeating
-from mixseek.orchestrator.temporal.messages import JudgeInput, JudgeResult, TeamRoundInput, TeamRoundResult
+from mixseek.orchestrator.temporal.messages import (
+    GOVERNOR_UNREACHABLE,
+    GovernorAccess,
+    JudgeInput,
+    JudgeResult,
+    TeamRoundInput,
+    TeamRoundResult,
+)
 from mixseek.orchestrator.temporal.recording import RecordingStore, as_model_calls
 from mixseek.round_controller.controller import RoundController
 
 EXECUTIONS_KEPT = 8
+
+
+@dataclass
+class _Execution:
+    """A worker's models and ledger for one execution, and its link to that execution's governor."""
+
+    parts: Components
+    governor: GovernorClient
 
 
 class TeamWork:
@@ -33,19 +51,24 @@ class TeamWork:
     def __init__(self, config: ExecutionConfig, config_hash: str) -> None:
         self.config = config
         self.config_hash = config_hash
-        # one set of models, limits and ledger per execution, as the local engine has
-        self._executions: OrderedDict[str, Components] = OrderedDict()
+        # one set of models and ledger per execution, as the local engine has; its budget and
+        # limits are the governor service's
+        self._executions: OrderedDict[str, _Execution] = OrderedDict()
 
-    def _components(self, execution_id: str, spent: dict[str, object]) -> Components:
-        parts = self._executions.get(execution_id)
-        if parts is None:
-            parts = build_components(self.config)
-            self._executions[execution_id] = parts
+    async def _components(self, execution_id: str, access: GovernorAccess) -> Components:
+        known = self._executions.get(execution_id)
+        if known is None:
+            known = _Execution(build_components(self.config), GovernorClient(access))
+            self._executions[execution_id] = known
             while len(self._executions) > EXECUTIONS_KEPT:
-                self._executions.popitem(last=False)
+                await self._executions.popitem(last=False)[1].governor.aclose()
+        elif known.governor.access != access:
+            # a resumed `mixseek exec` serves the execution's governor at another address
+            await known.governor.aclose()
+            known.governor = GovernorClient(access)
         self._executions.move_to_end(execution_id)
-        _catch_up(parts, usage_from_dict(spent))
-        return parts
+        known.parts.governor.authority = known.governor
+        return known.parts
 
     def _check(self, config_hash: str) -> None:
         if config_hash != self.config_hash:
@@ -74,18 +97,22 @@ class TeamWork:
     @activity.defn(name="team_round")
     async def team_round(self, work: TeamRoundInput) -> TeamRoundResult:
         self._check(work.config_hash)
-        parts = self._components(work.execution_id, work.spent)
+        parts = await self._components(work.execution_id, work.governor)
         store = RecordingStore()
         controller = self._controller(parts, store, work.execution_id, work.user_prompt, work.team_id)
+        controller.reference = work.reference  # for the evaluator alone
         async with heartbeating():
-            outcome = await controller.run_team_round(work.round_number, snapshot=work.snapshot)
+            try:
+                outcome = await controller.run_team_round(work.round_number, snapshot=work.snapshot)
+            except GovernorUnreachable as exc:
+                raise _unreachable(parts, CallScope(work.team_id, work.round_number), exc) from None
         left = parts.governor.ledger.take_unsaved_rows(CallScope(work.team_id, work.round_number))
         return TeamRoundResult(outcome=outcome, writes=store.writes, unsaved_calls=as_model_calls(left))
 
     @activity.defn(name="judge")
     async def judge(self, ask: JudgeInput) -> JudgeResult:
         self._check(ask.config_hash)
-        parts = self._components(ask.execution_id, ask.spent)
+        parts = await self._components(ask.execution_id, ask.governor)
         store = RecordingStore()
         controller = self._controller(parts, store, ask.execution_id, ask.user_prompt, ask.team_id)
         scope = CallScope(ask.team_id, ask.round_number)
@@ -97,6 +124,8 @@ class TeamWork:
                     max_rounds=ask.max_rounds,
                     snapshot=ask.snapshot,
                 )
+            except GovernorUnreachable as exc:
+                raise _unreachable(parts, scope, exc) from None
             except UsageLimitExceeded as exc:
                 left = as_model_calls(parts.governor.ledger.take_unsaved_rows(scope))
                 return JudgeResult(
@@ -119,15 +148,10 @@ class TeamWork:
         return [self.team_round, self.judge]
 
 
-def _catch_up(parts: Components, stored: RunUsage) -> None:
-    """Count towards the budget what the execution spent elsewhere (other workers, earlier
-    processes): the ledger's total becomes at least what the store had when this work began."""
-    total = parts.governor.ledger.total
-    gap = RunUsage(
-        requests=max(0, stored.requests - total.requests),
-        input_tokens=max(0, stored.input_tokens - total.input_tokens),
-        output_tokens=max(0, stored.output_tokens - total.output_tokens),
-    )
-    if stored.cost is not None and stored.cost > (total.cost or 0):
-        gap.cost = stored.cost - (total.cost or 0)
-    parts.governor.ledger.preload(gap)
+def _unreachable(parts: Components, scope: CallScope, exc: GovernorUnreachable) -> ApplicationError:
+    """Retried by Temporal; once retries are spent the workflow waits for a resumed `mixseek exec`.
+
+    The attempt's requests are dropped with it, as a worker that dies drops them: the attempt
+    that succeeds returns the requests that produced its result, once."""
+    parts.governor.ledger.forget(scope)
+    return ApplicationError(f"worker: {exc}", type=GOVERNOR_UNREACHABLE)

@@ -3,28 +3,34 @@
 It decides what runs — which teams play a round, the round barrier, the budget check before a
 round, the stop decisions — and delegates the rest to activities: team rounds and judgments on
 the team queue (any `mixseek worker`), reads and writes of the store on the store queue (the
-`mixseek exec` process owning the workspace). Progress comes from the store, so a new workflow
-for an interrupted execution resumes it just as the local engine does.
+`mixseek exec` process owning the workspace). That process also serves the execution's governor
+(budgets, rate limits); each one that attaches signals its address, which the activities carry.
+Progress comes from the store, so a new workflow for an interrupted execution resumes it just as
+the local engine does.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from mixseek.orchestrator.models import ExecutionSummary
     from mixseek.orchestrator.progress import TeamProgress
     from mixseek.orchestrator.temporal.messages import (
+        GOVERNOR_UNREACHABLE,
         WORKFLOW_NAME,
         BeginRound,
         BoardAfter,
         ExecutionInput,
         FinishInput,
+        GovernorAccess,
         JudgeInput,
         JudgeResult,
         RoundBegun,
@@ -33,7 +39,7 @@ with workflow.unsafe.imports_passed_through():
         store_queue,
         team_queue,
     )
-    from mixseek.round_controller.models import RoundOutcome
+    from mixseek.round_controller.models import RoundOutcome, RoundSnapshot
 
 # A worker that stops beating for this long is taken for dead: its team round goes to another.
 HEARTBEAT_TIMEOUT = timedelta(seconds=15)
@@ -42,8 +48,24 @@ HEARTBEAT_TIMEOUT = timedelta(seconds=15)
 STORE_TIMEOUT = timedelta(minutes=10)
 STORE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3)
 WORK_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=5)
+# A round whose worker could not reach the governor service waits this long for a `mixseek exec`
+# that serves it elsewhere (a resumed one) before the execution fails, as long as store work waits.
+GOVERNOR_WAIT = STORE_TIMEOUT
+GOVERNOR_SIGNAL = "governor"
 
 Stop = tuple[str, str | None]
+
+
+def for_team(snapshot: RoundSnapshot, team_id: str) -> RoundSnapshot:
+    """The board as one team's activity needs it: the ranking and that team's own history only.
+
+    Every activity input is kept in the workflow's history and all of a round's inputs go to the
+    server in one message: with every team's history in each, both grew as T² (T = 64 already
+    passed gRPC's 4 MB message limit, and the server terminated the workflow)."""
+    own = {team_id: snapshot.histories[team_id]} if team_id in snapshot.histories else {}
+    return snapshot.model_copy(update={"histories": own})
+
+
 T = TypeVar("T")
 
 
@@ -55,6 +77,12 @@ class ExecutionWorkflow:
         self._p: ExecutionInput | None = None
         self._progress: dict[str, TeamProgress] = {}
         self._rounds_run = 0
+        self._governor: GovernorAccess | None = None
+
+    @workflow.signal(name=GOVERNOR_SIGNAL)
+    def set_governor(self, access: GovernorAccess) -> None:
+        """The governor service of the `mixseek exec` process now attached (sent with the start)."""
+        self._governor = access
 
     @property
     def p(self) -> ExecutionInput:
@@ -65,6 +93,7 @@ class ExecutionWorkflow:
     async def run(self, params: ExecutionInput) -> ExecutionSummary:
         self._p = params
         started = workflow.now()
+        await workflow.wait_condition(lambda: self._governor is not None)
         self._progress = await self._store(
             "store_load_progress", None, "load-progress", dict[str, TeamProgress]
         )
@@ -118,9 +147,10 @@ class ExecutionWorkflow:
                         user_prompt=self.p.user_prompt,
                         team_id=team_id,
                         round_number=round_number,
-                        snapshot=before,
+                        snapshot=for_team(before, team_id),
                         config_hash=self.p.config_hash,
-                        spent=begun.spent,
+                        governor=self._access,
+                        reference=self.p.reference,
                     )
                     result = await self._work(
                         "team_round", work, f"{team_id}-r{round_number}", TeamRoundResult
@@ -158,9 +188,9 @@ class ExecutionWorkflow:
                     round_number=round_number,
                     min_rounds=self.p.min_rounds,
                     max_rounds=self.p.max_rounds,
-                    snapshot=after.snapshot,
+                    snapshot=for_team(after.snapshot, team_id),
                     config_hash=self.p.config_hash,
-                    spent=after.spent,
+                    governor=self._access,
                 )
                 result = await self._work("judge", ask, f"{team_id}-r{round_number}-judgment", JudgeResult)
                 await self._store(
@@ -193,18 +223,47 @@ class ExecutionWorkflow:
         )
         return result
 
-    async def _work(self, name: str, arg: Any, activity_id: str, result_type: type[T]) -> T:
-        """A team round or a judgment, on any worker with this configuration."""
+    @property
+    def _access(self) -> GovernorAccess:
+        assert self._governor is not None
+        return self._governor
+
+    async def _work(
+        self, name: str, arg: TeamRoundInput | JudgeInput, activity_id: str, result_type: type[T]
+    ) -> T:
+        """A team round or a judgment, on any worker with this configuration.
+
+        One its workers could not ask the governor service for waits for a `mixseek exec` that
+        serves it elsewhere (the one that was killed is resumed) and is run again from the start."""
         per_team = self.p.team_round_timeout_seconds
-        result: T = await workflow.execute_activity(
-            name,
-            arg,
-            task_queue=team_queue(self.p.config_hash),
-            activity_id=activity_id,
-            # the round controller enforces the team timeout; this only catches a lost worker
-            start_to_close_timeout=timedelta(seconds=per_team + 300) if per_team else timedelta(days=1),
-            heartbeat_timeout=HEARTBEAT_TIMEOUT,
-            retry_policy=WORK_RETRY,
-            result_type=result_type,
-        )
-        return result
+        # the round controller enforces the team timeout; this only catches a lost worker
+        limit = timedelta(seconds=per_team + 300) if per_team else timedelta(days=1)
+        again = 0
+        while True:
+            try:
+                result: T = await workflow.execute_activity(
+                    name,
+                    arg,
+                    task_queue=team_queue(self.p.config_hash),
+                    activity_id=f"{activity_id}-again{again}" if again else activity_id,
+                    start_to_close_timeout=limit,
+                    heartbeat_timeout=HEARTBEAT_TIMEOUT,
+                    retry_policy=WORK_RETRY,
+                    result_type=result_type,
+                )
+                return result
+            except ActivityError as exc:
+                cause = exc.cause
+                if not (isinstance(cause, ApplicationError) and cause.type == GOVERNOR_UNREACHABLE):
+                    raise
+                try:
+                    await workflow.wait_condition(_changed(self, arg.governor), timeout=GOVERNOR_WAIT)
+                except TimeoutError:
+                    raise exc from None
+                arg = arg.model_copy(update={"governor": self._access})
+                again += 1
+
+
+def _changed(run: ExecutionWorkflow, tried: GovernorAccess) -> Callable[[], bool]:
+    """True once another `mixseek exec` has signalled its governor service."""
+    return lambda: run._governor != tried

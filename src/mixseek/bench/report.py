@@ -1,0 +1,301 @@
+"""A bench's results: per team its win rate, mean score and mean rank with bootstrap confidence
+intervals; pairwise win/loss/tie tables with a paired sign test; mean scores per tag and per task.
+
+Definitions (the README's "Comparing set-ups with `mixseek bench`" says the same):
+- One *run* is one (task, repeat): one execution. A team's score in a run is its best scored
+  round (the leaderboard's `max_score`); a team with no scored round in a run scores 0, the
+  scale's minimum, and ranks last. A run in which no team scored decides nothing and is left
+  out (counted as `unscored`); runs not finished yet are `missing`.
+- Win: in each run the best score wins; k teams tied at the top each get 1/k of the win.
+- Rank: 1 = best; tied teams share the mean of their places.
+- Intervals: percentile bootstrap (`stats.bootstrap_mean_ci`) of the mean over runs.
+- Pairwise: wins/losses/ties count runs; the sign test pairs per *task* (each team's mean over
+  the task's repeats), because repeats of one task are not independent evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from statistics import fmean
+from typing import Any
+
+from mixseek.bench.tasks import TaskSet
+from mixseek.stats import bootstrap_mean_ci, sign_test
+
+LEVEL = 0.95
+SAMPLES = 2000
+EXCERPT_CHARS = 120
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The best submission of one run."""
+
+    team_id: str
+    score: float
+    content: str
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """One run of the bench: its execution and each team's best score (None: nothing scored)."""
+
+    task_id: str
+    repeat_number: int
+    execution_id: str
+    status: str
+    scores: Mapping[str, float | None]
+    best: Answer | None = None
+
+    @property
+    def scored(self) -> bool:
+        return any(score is not None for score in self.scores.values())
+
+
+@dataclass(frozen=True)
+class Interval:
+    mean: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Interval:
+        low, high = bootstrap_mean_ci(values, samples=SAMPLES, level=LEVEL)
+        return cls(fmean(values), low, high)
+
+    def as_json(self) -> dict[str, float]:
+        return {"mean": self.mean, "low": self.low, "high": self.high}
+
+
+@dataclass(frozen=True)
+class TeamResult:
+    team_id: str
+    team_name: str
+    runs: int
+    wins: float
+    win_rate: Interval
+    score: Interval
+    rank: Interval
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """`team` against `opponent`: runs won, lost and tied, the same per task, and the sign test."""
+
+    team: str
+    opponent: str
+    wins: int
+    losses: int
+    ties: int
+    task_wins: int
+    task_losses: int
+    task_ties: int
+    p_value: float
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """Mean score per team over the runs of one tag or one task."""
+
+    name: str
+    tags: tuple[str, ...]
+    runs: int
+    mean_scores: dict[str, float]
+    winners: list[str]
+    best: Answer | None = None
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    bench_id: str
+    tasks_file: str
+    tasks_sha256: str
+    task_count: int
+    repeats: int
+    teams: list[TeamResult]
+    pairs: list[PairResult]
+    tags: list[GroupResult]
+    tasks: list[GroupResult]
+    outcomes: list[RunOutcome]
+    missing: int
+    names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def planned(self) -> int:
+        return self.task_count * self.repeats
+
+    @property
+    def scored(self) -> int:
+        return sum(1 for o in self.outcomes if o.scored)
+
+    def as_json(self) -> dict[str, Any]:
+        """The report as one JSON document (`mixseek bench -f json`); model text kept exact."""
+        return {
+            "bench_id": self.bench_id,
+            "tasks_file": self.tasks_file,
+            "tasks_sha256": self.tasks_sha256,
+            "task_count": self.task_count,
+            "repeats": self.repeats,
+            "runs": {
+                "planned": self.planned,
+                "scored": self.scored,
+                "unscored": len(self.outcomes) - self.scored,
+                "missing": self.missing,
+            },
+            "method": {
+                "confidence_level": LEVEL,
+                "bootstrap_samples": SAMPLES,
+                "unscored_team_score": 0.0,
+                "sign_test_unit": "task",
+            },
+            "teams": [
+                {
+                    "team_id": t.team_id,
+                    "team_name": t.team_name,
+                    "runs": t.runs,
+                    "wins": t.wins,
+                    "win_rate": t.win_rate.as_json(),
+                    "mean_score": t.score.as_json(),
+                    "mean_rank": t.rank.as_json(),
+                }
+                for t in self.teams
+            ],
+            "pairwise": [vars(p) for p in self.pairs],
+            "tags": [
+                {"tag": g.name, "runs": g.runs, "mean_scores": g.mean_scores, "winners": g.winners}
+                for g in self.tags
+            ],
+            "tasks": [
+                {
+                    "task_id": g.name,
+                    "tags": list(g.tags),
+                    "runs": g.runs,
+                    "mean_scores": g.mean_scores,
+                    "winners": g.winners,
+                    "best_answer": vars(g.best) if g.best is not None else None,
+                }
+                for g in self.tasks
+            ],
+            "executions": [
+                {
+                    "task_id": o.task_id,
+                    "repeat": o.repeat_number,
+                    "execution_id": o.execution_id,
+                    "status": o.status,
+                    "scores": dict(o.scores),
+                }
+                for o in self.outcomes
+            ],
+        }
+
+
+def _filled(outcome: RunOutcome, teams: Sequence[str]) -> dict[str, float]:
+    return {team: outcome.scores.get(team) or 0.0 for team in teams}
+
+
+def _ranks(scores: Mapping[str, float]) -> dict[str, float]:
+    """1 for the best; teams tied share the mean of the places they take."""
+    ordered = sorted(scores.values(), reverse=True)
+    first = {value: ordered.index(value) + 1 for value in set(ordered)}
+    count = {value: ordered.count(value) for value in set(ordered)}
+    return {team: first[v] + (count[v] - 1) / 2 for team, v in scores.items()}
+
+
+def _win_shares(scores: Mapping[str, float]) -> dict[str, float]:
+    top = max(scores.values())
+    winners = [team for team, value in scores.items() if value == top]
+    return {team: (1 / len(winners) if team in winners else 0.0) for team in scores}
+
+
+def _winners(means: Mapping[str, float]) -> list[str]:
+    if not means:
+        return []
+    top = max(means.values())
+    return [team for team, value in means.items() if value == top]
+
+
+def _pair(
+    team: str, other: str, runs: Sequence[dict[str, float]], by_task: Sequence[dict[str, float]]
+) -> PairResult:
+    def tally(rows: Sequence[dict[str, float]]) -> tuple[int, int, int]:
+        wins = sum(1 for r in rows if r[team] > r[other])
+        losses = sum(1 for r in rows if r[team] < r[other])
+        return wins, losses, len(rows) - wins - losses
+
+    wins, losses, ties = tally(runs)
+    task_wins, task_losses, task_ties = tally(by_task)
+    return PairResult(
+        team, other, wins, losses, ties, task_wins, task_losses, task_ties, sign_test(task_wins, task_losses)
+    )
+
+
+def _group(
+    name: str, tags: tuple[str, ...], outcomes: Sequence[RunOutcome], teams: Sequence[str]
+) -> GroupResult:
+    rows = [_filled(o, teams) for o in outcomes]
+    means = {team: fmean(r[team] for r in rows) for team in teams} if rows else {}
+    answers = [o.best for o in outcomes if o.best is not None]
+    best = max(answers, key=lambda a: a.score) if answers else None
+    return GroupResult(name, tags, len(rows), means, _winners(means), best)
+
+
+def build_report(
+    bench_id: str,
+    tasks: TaskSet,
+    repeats: int,
+    teams: Mapping[str, str],
+    outcomes: Sequence[RunOutcome],
+    missing: int,
+) -> BenchReport:
+    """The report over the ended runs `outcomes` of teams `teams` (team_id → name, in order)."""
+    team_ids = list(teams)
+    for outcome in outcomes:  # a team the workspace no longer has still counts where it ran
+        team_ids += [t for t in outcome.scores if t not in team_ids]
+    names = {t: teams.get(t, t) for t in team_ids}
+    scored = [o for o in outcomes if o.scored]
+    rows = [_filled(o, team_ids) for o in scored]
+    results: list[TeamResult] = []
+    if rows:
+        shares = [_win_shares(r) for r in rows]
+        ranks = [_ranks(r) for r in rows]
+        for team in team_ids:
+            results.append(
+                TeamResult(
+                    team,
+                    names[team],
+                    len(rows),
+                    sum(s[team] for s in shares),
+                    Interval.of([s[team] for s in shares]),
+                    Interval.of([r[team] for r in rows]),
+                    Interval.of([r[team] for r in ranks]),
+                )
+            )
+    results.sort(key=lambda t: (-t.win_rate.mean, -t.score.mean, t.team_id))
+    task_groups = [
+        _group(task.task_id, task.tags, [o for o in scored if o.task_id == task.task_id], team_ids)
+        for task in tasks.tasks
+    ]
+    by_task = [g.mean_scores for g in task_groups if g.runs]
+    order = [t.team_id for t in results]
+    pairs = [_pair(a, b, rows, by_task) for a, b in combinations(order, 2)]
+    all_tags = list(dict.fromkeys(tag for task in tasks.tasks for tag in task.tags))
+    tagged = {task.task_id: task.tags for task in tasks.tasks}
+    tag_groups = [
+        _group(tag, (), [o for o in scored if tag in tagged.get(o.task_id, ())], team_ids) for tag in all_tags
+    ]
+    return BenchReport(
+        bench_id,
+        str(tasks.path),
+        tasks.sha256,
+        len(tasks.tasks),
+        repeats,
+        results,
+        pairs,
+        tag_groups,
+        task_groups,
+        list(outcomes),
+        missing,
+        names,
+    )

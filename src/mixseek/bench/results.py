@@ -1,0 +1,42 @@
+"""Reading a bench's ended executions back from the store, as the report's `RunOutcome`s."""
+
+from __future__ import annotations
+
+from mixseek.bench.report import Answer, RunOutcome
+from mixseek.bench.runner import plan
+from mixseek.bench.tasks import TaskSet
+from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
+from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.storage.bench_store import BenchRecord, BenchStore
+from mixseek.storage.views import BestSubmission
+
+
+async def collect(
+    store: AggregationStore, bench: BenchRecord, tasks: TaskSet
+) -> tuple[list[RunOutcome], int, dict[str, str]]:
+    """The ended runs of `bench` in plan order, how many are still missing (never started or
+    interrupted), and the name of every team met (team_id → team_name)."""
+    runs = {(r.task_id, r.repeat_number): r for r in await BenchStore(store).get_runs(bench.bench_id)}
+    outcomes: list[RunOutcome] = []
+    names: dict[str, str] = {}
+    missing = 0
+    for task, repeat in plan(tasks, bench.repeats):
+        run = runs.get((task.task_id, repeat))
+        record = await store.get_execution(run.execution_id) if run is not None else None
+        if run is None or record is None or record.status in RESUMABLE_STATUSES:
+            missing += 1
+            continue
+        ranking = await store.get_ranking(run.execution_id)
+        best = BestSubmission.from_board(ranking, await store.get_leader_board(run.execution_id))
+        names.update({entry.team_id: entry.team_name for entry in ranking})
+        outcomes.append(
+            RunOutcome(
+                task.task_id,
+                repeat,
+                run.execution_id,
+                record.status,
+                {entry.team_id: entry.max_score for entry in ranking},
+                Answer(best.team_id, best.score, best.content) if best is not None else None,
+            )
+        )
+    return outcomes, missing, names

@@ -1,0 +1,109 @@
+"""Running a bench: every task of a task set, `repeats` times, each an ordinary execution.
+
+Executions run one after another through the Python API (`Mixseek.run`, `Mixseek.resume`), so
+each is stored, listed and shown like one `mixseek exec` started; the teams of one execution
+already run concurrently. Before an execution starts, its id is written to the bench's rows:
+a bench stopped at any moment (Ctrl-C, a killed process) is resumed by running the (task,
+repeat) pairs without a row, resuming the executions that were interrupted, and leaving the
+ended ones as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from mixseek.api import Mixseek
+from mixseek.bench.tasks import BenchTask, TaskSet
+from mixseek.errors import InputError
+from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES, new_execution_id
+from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.storage.bench_store import BenchRecord, BenchStore
+from mixseek.storage.models import ExecutionStatus
+
+Action = Literal["start", "resume", "done"]
+
+
+@dataclass(frozen=True)
+class RunStep:
+    """One (task, repeat) of a bench as the runner reaches it: what it does with it and, once
+    the execution has ended, how it ended."""
+
+    position: int
+    total: int
+    task_id: str
+    repeat_number: int
+    execution_id: str
+    action: Action
+    status: ExecutionStatus | None = None
+
+
+Progress = Callable[[RunStep], None]
+
+
+def new_bench_id() -> str:
+    return f"bench-{new_execution_id()}"
+
+
+def plan(tasks: TaskSet, repeats: int) -> list[tuple[BenchTask, int]]:
+    """The order the pairs run in: a whole pass over the tasks, then the next repeat, so a
+    bench stopped early has answered whole passes rather than a few tasks many times."""
+    return [(task, repeat) for repeat in range(1, repeats + 1) for task in tasks.tasks]
+
+
+async def open_bench(
+    store: AggregationStore, tasks: TaskSet, *, repeats: int | None, resume: str | None
+) -> BenchRecord:
+    """The bench to run: a new one over `tasks`, or the stored `resume` one, which must have run
+    this very file (same SHA-256) and the same number of repeats."""
+    benches = BenchStore(store)
+    if resume is None:
+        bench_id = new_bench_id()
+        await benches.create_bench(bench_id, str(tasks.path), tasks.sha256, len(tasks.tasks), repeats or 1)
+        found = await benches.get_bench(bench_id)
+        assert found is not None
+        return found
+    record = await benches.get_bench(resume)
+    if record is None:
+        raise InputError(f"--resume: no bench {resume!r} in {store.location}")
+    if record.tasks_sha256 != tasks.sha256:
+        raise InputError(
+            f"{tasks.path}: not the task file bench {resume} ran ({record.tasks_file}, "
+            f"sha256 {record.tasks_sha256[:12]}…); resume it with that file unchanged"
+        )
+    if repeats is not None and repeats != record.repeats:
+        raise InputError(
+            f"--repeat: bench {resume} runs {record.repeats} repeat(s); leave --repeat out to resume it"
+        )
+    return record
+
+
+async def run_bench(
+    mixseek: Mixseek, store: AggregationStore, bench: BenchRecord, tasks: TaskSet, progress: Progress
+) -> None:
+    """Run what `bench` still misses, one execution at a time; an execution's own failure
+    (a team or the store) ends as it ends `mixseek exec`, and the bench goes on."""
+    benches = BenchStore(store)
+    known = {(run.task_id, run.repeat_number): run for run in await benches.get_runs(bench.bench_id)}
+    steps = plan(tasks, bench.repeats)
+    for position, (task, repeat) in enumerate(steps, start=1):
+        run = known.get((task.task_id, repeat))
+        execution_id = run.execution_id if run is not None else new_execution_id()
+        record = await store.get_execution(execution_id) if run is not None else None
+        step = RunStep(position, len(steps), task.task_id, repeat, execution_id, "start")
+        if record is not None and record.status not in RESUMABLE_STATUSES:
+            if run is not None and run.status != record.status:
+                await benches.record_run(bench.bench_id, task.task_id, repeat, execution_id, record.status)
+            progress(replace(step, action="done", status=record.status))
+            continue
+        if record is None:
+            # the id first: interrupted from here on, the bench resumes this execution
+            await benches.record_run(bench.bench_id, task.task_id, repeat, execution_id, "running")
+            progress(step)
+            summary = await mixseek.run(task.prompt, execution_id=execution_id, reference=task.reference)
+        else:
+            progress(replace(step, action="resume"))
+            summary = await mixseek.resume(execution_id)
+        await benches.record_run(bench.bench_id, task.task_id, repeat, execution_id, summary.status)
+        progress(replace(step, action="done", status=summary.status))

@@ -1,0 +1,191 @@
+"""`mixseek bench TASKS.jsonl`: run the workspace's teams on every task, N times, and report
+which set-up is better with evidence (see `mixseek.bench`).
+
+The task file is checked whole before anything starts (a bad line: one error naming the file
+and line, exit 2). Each run is an ordinary execution through the Python API, stored and listed
+like one `mixseek exec` started. Resuming is explicit: `--resume BENCH_ID` with the same task
+file (its SHA-256 is checked) runs only what is missing — a new bench is never merged into an
+old one by accident. Progress goes to stderr, the report to stdout or `--output`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from mixseek.cli.console import print_line
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
+from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
+from mixseek.cli.options import OrchestratorOption, WorkspaceOption
+from mixseek.errors import InputError, MixseekError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from mixseek.bench.report import BenchReport
+    from mixseek.bench.runner import RunStep
+    from mixseek.bench.tasks import TaskSet
+    from mixseek.config.bundle import TeamEntry
+    from mixseek.storage.aggregation_store import AggregationStore
+    from mixseek.storage.bench_store import BenchRecord
+
+BENCH_FORMATS = ("text", "json", "markdown", "html")
+
+
+@cli_errors
+def bench_command(
+    tasks_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="TASKS.jsonl",
+            help="One JSON object a line: prompt (required), id, reference, tags.",
+            show_default=False,
+        ),
+    ],
+    repeat: Annotated[
+        int | None,
+        typer.Option("--repeat", "-n", min=1, help="Runs of each task (default 1).", show_default=False),
+    ] = None,
+    workspace: WorkspaceOption = None,
+    config: OrchestratorOption = None,
+    output_format: Annotated[
+        str, typer.Option("--format", "--output-format", "-f", help="text, json, markdown or html.")
+    ] = "text",
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write the report to FILE instead of stdout.", show_default=False
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume", help="Run what bench BENCH_ID still misses (same task file).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Run every team on every task of TASKS.jsonl (N times each); report win rates, mean scores
+    and ranks with confidence intervals, and pairwise tables with a sign test."""
+    import asyncio  # here: `mixseek --help` needs neither an event loop nor the engine
+
+    from mixseek.api import Mixseek
+    from mixseek.bench.runner import open_bench, run_bench
+    from mixseek.bench.tasks import load_tasks
+    from mixseek.config.bundle import load_execution_config
+    from mixseek.config.workspace import resolve_workspace
+    from mixseek.orchestrator.preflight import reference_problems
+    from mixseek.storage.aggregation_store import AggregationStore
+    from mixseek.storage.health import check_store
+
+    if output_format not in BENCH_FORMATS:
+        raise InputError(f"--format: must be 'text', 'json', 'markdown' or 'html' (got '{output_format}')")
+    if output is not None and output.exists() and not force:
+        raise InputError(f"--output: {output} already exists (pass --force to overwrite)")
+    tasks = load_tasks(tasks_file)
+    ws = resolve_workspace(workspace)
+    loaded = load_execution_config(ws, config)
+    problems = reference_problems(loaded)  # a mistyped model or plugin: one line each, nothing started
+    for problem in problems:
+        report(str(problem))
+    if problems:
+        raise typer.Exit(EXIT_FAILURE)
+    check_store(ws.db_path)
+    store = AggregationStore(ws.db_path)
+    bench = asyncio.run(open_bench(store, tasks, repeats=repeat, resume=resume))
+    runs = bench.task_count * bench.repeats
+    print_line(
+        f"bench {bench.bench_id}: {bench.task_count} task(s) × {bench.repeats} repeat(s) = {runs} run(s)",
+        err=True,
+    )
+    resume_with = f"resume with: {_resume_command(tasks_file, bench.bench_id, ws.root)}"
+    try:
+        asyncio.run(run_bench(Mixseek.from_config(loaded), store, bench, tasks, _progress))
+    except KeyboardInterrupt:
+        ignore_interrupts()
+        announce_interrupt(f"interrupted: {resume_with}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except MixseekError as exc:  # the store failed under a run, or another process runs one
+        report(f"{exc}; {resume_with}")
+        raise typer.Exit(EXIT_FAILURE) from None
+    result = asyncio.run(_report(store, bench, tasks, loaded.teams))
+    _emit(result, output_format, output, force)
+
+
+def _resume_command(tasks_file: Path, bench_id: str, workspace: Path) -> str:
+    return f"mixseek bench {tasks_file} --resume {bench_id} -w {workspace}"
+
+
+def _progress(step: RunStep) -> None:
+    where = f"[{step.position}/{step.total}] task {step.task_id!r} repeat {step.repeat_number}"
+    if step.action == "done":
+        print_line(f"{where}: execution {step.execution_id} {step.status}", err=True)
+    elif step.action == "resume":
+        print_line(f"{where}: resuming execution {step.execution_id}", err=True)
+    else:
+        print_line(f"{where}: execution {step.execution_id} started", err=True)
+
+
+async def _report(
+    store: AggregationStore, bench: BenchRecord, tasks: TaskSet, teams: Sequence[TeamEntry]
+) -> BenchReport:
+    from mixseek.bench.report import build_report
+    from mixseek.bench.results import collect
+
+    outcomes, missing, names = await collect(store, bench, tasks)
+    configured = {entry.config.team_id: entry.config.team_name for entry in teams}
+    known = {**names, **configured}
+    await store.aclose()
+    return build_report(bench.bench_id, tasks, bench.repeats, known, outcomes, missing)
+
+
+def _emit(result: BenchReport, output_format: str, output: Path | None, force: bool) -> None:
+    from mixseek.cli.render import json_text
+    from mixseek.redaction import redact
+
+    if output_format == "text" and output is None:
+        from mixseek.cli.bench_text import print_report
+        from mixseek.cli.console import stdout_console
+
+        print_report(stdout_console(), result)
+        return
+    if output_format == "json":
+        text = json_text(result.as_json()) + "\n"
+    elif output_format == "html":
+        from mixseek.bench.html import render_html
+
+        text = render_html(result)
+    elif output_format == "markdown":
+        from mixseek.bench.markdown import render_markdown
+
+        text = render_markdown(result)
+    else:
+        text = _plain_text(result)
+    text = redact(text)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        with output.open("w" if force else "x", encoding="utf-8") as out:
+            out.write(text)
+    except FileExistsError:
+        raise InputError(f"--output: {output} already exists (pass --force to overwrite)") from None
+    except OSError as exc:
+        raise InputError(f"--output: cannot write {output}: {exc.strerror or exc}") from None
+    print_line(f"wrote {output} ({output_format}, bench {result.bench_id})", err=True)
+
+
+def _plain_text(result: BenchReport) -> str:
+    """The text tables as a file holds them: no colour, no terminal width."""
+    import io
+
+    from rich.console import Console
+
+    from mixseek.cli.bench_text import print_report
+    from mixseek.cli.safe_console import SafeConsole
+
+    console: Console = SafeConsole(record=True, width=200, no_color=True, file=io.StringIO())
+    print_report(console, result)
+    return console.export_text()

@@ -1,0 +1,81 @@
+"""`mixseek bench` as terminal tables (rich): teams, pairwise, tags, tasks.
+
+Every cell that holds data — a team name, a task id or tag, an answer — goes in as `Text`, so
+rich reads no markup in it; the safe console strips control characters from all of it."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mixseek.bench.markdown import excerpt, interval
+from mixseek.bench.report import LEVEL, BenchReport
+
+
+def _table(title: str, headers: list[str], numeric: range) -> Table:
+    """Figures right-aligned and never wrapped ("0.83 [0.67, 1.00]" stays on one line)."""
+    table = Table(title=title, title_justify="left")
+    for index, header in enumerate(headers):
+        figure = index in numeric
+        table.add_column(header, justify="right" if figure else "left", no_wrap=figure)
+    return table
+
+
+def print_report(console: Console, report: BenchReport) -> None:
+    names = report.names
+    console.print(
+        Text(
+            f"bench {report.bench_id}: {report.scored} of {report.planned} run(s) scored "
+            f"({report.task_count} task(s) × {report.repeats} repeat(s))"
+            + (f", {report.missing} missing" if report.missing else "")
+            + f"; intervals: {LEVEL:.0%} bootstrap; sign test paired per task"
+        )
+    )
+    teams = _table("teams", ["team", "win rate", "mean score", "mean rank", "runs"], range(1, 5))
+    for t in report.teams:
+        teams.add_row(
+            Text(f"{t.team_name} ({t.team_id})"),
+            interval(t.win_rate),
+            interval(t.score, 1),
+            interval(t.rank),
+            str(t.runs),
+        )
+    console.print(teams)
+    if report.pairs:
+        pairs = _table(
+            "pairwise", ["team", "opponent", "W-L-T runs", "W-L-T tasks", "sign test p"], range(2, 5)
+        )
+        for p in report.pairs:
+            pairs.add_row(
+                Text(names.get(p.team, p.team)),
+                Text(names.get(p.opponent, p.opponent)),
+                f"{p.wins}-{p.losses}-{p.ties}",
+                f"{p.task_wins}-{p.task_losses}-{p.task_ties}",
+                f"{p.p_value:.4g}",
+            )
+        console.print(pairs)
+    team_ids = [t.team_id for t in report.teams]
+    columns = [names.get(t, t) for t in team_ids]
+    if report.tags:
+        tags = _table("mean score per tag", ["tag", "runs", *columns], range(1, 2 + len(columns)))
+        for g in report.tags:
+            tags.add_row(Text(g.name), str(g.runs), *(_score(g.mean_scores.get(t)) for t in team_ids))
+        console.print(tags)
+    tasks = _table("tasks", ["task", "tags", "runs", *columns, "best answer"], range(2, 3 + len(columns)))
+    for g in report.tasks:
+        best = (
+            f"{names.get(g.best.team_id, g.best.team_id)}: {excerpt(g.best.content, 60)}" if g.best else "–"
+        )
+        tasks.add_row(
+            Text(g.name),
+            Text(", ".join(g.tags)),
+            str(g.runs),
+            *(_score(g.mean_scores.get(t)) for t in team_ids),
+            Text(best, justify="left"),
+        )
+    console.print(tasks)
+
+
+def _score(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"

@@ -1,0 +1,125 @@
+"""`mixseek judges calibrate LABELS.csv`: how well each judge, each metric and the overall score
+agree with human scores of the same stored submissions (see `mixseek.report.calibration`).
+
+Read-only: the labels and the store are read, nothing is written. The computation lives in the
+report layer; this module checks options and lays the result out as a table, JSON or Markdown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from mixseek.cli.errors import cli_errors
+from mixseek.cli.options import WorkspaceOption
+from mixseek.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mixseek.report.calibration import CalibrationReport, Scored
+
+judges_app = typer.Typer(no_args_is_help=True, help="Check the judges against human scores.")
+
+CALIBRATE_FORMATS = ("text", "json", "markdown")
+HEADERS = ["metric", "judge", "pairs", "pearson", "spearman", "MAE", "bias"]
+NOTE = "bias = mean of (judge − human); MAE = mean |judge − human|; scores on the 0–100 scale"
+
+
+@judges_app.command("calibrate")
+@cli_errors
+def calibrate_command(
+    labels_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="LABELS.csv",
+            help="Header row with execution_id, team_id, round_number, human_score (0–100); "
+            "other columns are ignored.",
+            show_default=False,
+        ),
+    ],
+    workspace: WorkspaceOption = None,
+    output_format: Annotated[
+        str, typer.Option("--format", "--output-format", "-f", help="text, json or markdown.")
+    ] = "text",
+) -> None:
+    """Compare each judge, metric and the overall score with human scores of the same
+    submissions: number of pairs, Pearson and Spearman correlation, mean absolute error, bias."""
+    from mixseek.config.workspace import resolve_workspace
+    from mixseek.report.calibration import calibration_report
+
+    if output_format not in CALIBRATE_FORMATS:
+        raise InputError(f"--format: must be 'text', 'json' or 'markdown' (got '{output_format}')")
+    report = calibration_report(labels_file, resolve_workspace(workspace).db_path)
+    if output_format == "json":
+        from mixseek.cli.render import print_json
+
+        print_json(report.document())
+    elif output_format == "markdown":
+        from mixseek.redaction import redact
+        from mixseek.text_safety import strip_controls
+
+        typer.echo(strip_controls(redact(markdown(report))), nl=False)
+    else:
+        from mixseek.cli.console import stdout_console
+
+        print_table(stdout_console(), report)
+
+
+def _correlation(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def cells(row: Scored) -> list[str]:
+    """A row's cells: what is compared, then its figures (correlations 3 decimals, points 2)."""
+    c = row.calibration
+    if row.scope == "overall":
+        what = ["(overall)", "(evaluation score)"]
+    elif row.scope == "metric":
+        kind = {"judge": "one judge", "panel": f"panel, {row.aggregate}"}.get(row.kind or "", row.kind)
+        what = [row.metric or "", f"({kind})"]
+    else:
+        what = [row.metric or "", row.model or ""]
+    return [
+        *what,
+        str(c.pairs),
+        _correlation(c.pearson),
+        _correlation(c.spearman),
+        f"{c.mae:.2f}",
+        f"{c.bias:+.2f}",
+    ]
+
+
+def _summary(report: CalibrationReport) -> str:
+    return f"{report.labels} label(s) over {len(report.executions)} execution(s)"
+
+
+def print_table(console: Console, report: CalibrationReport) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    console.print(Text(_summary(report)))
+    table = Table(title="judges against human scores", title_justify="left")
+    for index, header in enumerate(HEADERS):
+        table.add_column(header, justify="right" if index >= 2 else "left", no_wrap=True)
+    for row in report.rows:
+        table.add_row(*(Text(cell) for cell in cells(row)))  # Text: no rich markup read in names
+    console.print(table)
+    console.print(Text(NOTE))
+
+
+def markdown(report: CalibrationReport) -> str:
+    from mixseek.cli.runs_export import cell
+
+    lines = [
+        "# Judges against human scores",
+        "",
+        f"{_summary(report)}; {NOTE}.",
+        "",
+        "| " + " | ".join(HEADERS) + " |",
+        "|" + "|".join("---" if i < 2 else "---:" for i in range(len(HEADERS))) + "|",
+    ]
+    lines += ["| " + " | ".join(cell(value) for value in cells(row)) + " |" for row in report.rows]
+    return "\n".join(lines) + "\n"

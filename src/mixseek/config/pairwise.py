@@ -1,0 +1,69 @@
+"""Settings of `configs/pairwise.toml`: the optional final stage that ranks the teams' best
+submissions by pairwise comparison (each pair judged in both orders) instead of by absolute score.
+
+A file of its own, like `judgment.toml`, because the stage has its own judge model with its own
+call settings; `orchestrator.pairwise_config` names it. Without the file the stage is off.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import SettingsConfigDict
+
+from mixseek.config.loader import MixseekSettings
+from mixseek.config.model_ref import ModelRef
+
+PairwiseSchedule = Literal["round_robin", "top_k", "swiss"]
+"""Which pairs are compared: all of them, all among the K best by score, or Swiss rounds."""
+
+
+class PairwiseSettings(MixseekSettings):
+    """Which pairs of best submissions a judge model compares, and how its verdicts become strengths."""
+
+    model_config = SettingsConfigDict(env_prefix="MIXSEEK_PAIRWISE__")
+
+    enabled: bool = False
+    model: ModelRef = "openai:gpt-4o"
+    system_instruction: str | None = None
+    schedule: PairwiseSchedule = "round_robin"
+    top_k: int = Field(default=4, ge=2)
+    """With `schedule = "top_k"`: how many of the best teams by score meet each other."""
+    max_comparisons: int | None = Field(default=None, ge=1)
+    """At most this many comparisons (each is two model calls, one per order). None: the
+    schedule's own size (for Swiss, ceil(log2 T) rounds)."""
+    bootstrap_samples: int = Field(default=1000, ge=0, le=100_000)
+    seed: int = 0
+    temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    timeout_seconds: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0)
+
+    @field_validator("system_instruction")
+    @classmethod
+    def validate_instruction(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("system_instruction cannot be empty")
+        return v
+
+    def comparisons_for(self, teams: int) -> int:
+        """How many comparisons the schedule makes for `teams` teams (twice as many model calls)."""
+        if teams < 2:
+            return 0
+        if self.schedule == "round_robin":
+            full = teams * (teams - 1) // 2
+        elif self.schedule == "top_k":
+            k = min(self.top_k, teams)
+            full = k * (k - 1) // 2
+        else:
+            full = teams * (teams - 1) // 2
+            if self.max_comparisons is None:
+                return min(full, swiss_rounds(teams) * (teams // 2))
+        return full if self.max_comparisons is None else min(full, self.max_comparisons)
+
+
+def swiss_rounds(teams: int) -> int:
+    """The Swiss rounds run without `max_comparisons`: enough for a clear first place."""
+    return max(1, math.ceil(math.log2(teams))) if teams >= 2 else 0

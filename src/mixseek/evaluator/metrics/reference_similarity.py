@@ -1,0 +1,56 @@
+"""`reference_similarity`: how close is the submission to the reference answer? No model call.
+
+Both texts are normalised (Unicode NFKC, case-folded) and split into tokens: each kana or kanji
+character is a token (Japanese has no spaces between words), and any other run of letters and
+digits is one. The score is the token F1 × 100: the harmonic mean of precision (the share of the
+submission's tokens found in the reference) and recall (the share of the reference's tokens found
+in the submission), counting repeated tokens as often as both texts have them (SQuAD's answer
+F1). It rewards the right content in any order and penalises padding and omissions alike.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+from mixseek.evaluator.metrics.base import MetricOutcome
+from mixseek.evaluator.metrics.reference import ReferenceMetric
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W_])+")
+
+
+def tokens(text: str) -> list[str]:
+    return TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def similarity_outcome(submission: str, reference: str) -> MetricOutcome:
+    """Token F1 of `submission` against `reference`, with the counts behind it."""
+    ours, theirs = tokens(submission), tokens(reference)
+    if not theirs:
+        return MetricOutcome(score=0.0, comment="the reference answer has no words to compare with")
+    common = sum((Counter(ours) & Counter(theirs)).values())
+    if common == 0:
+        return MetricOutcome(
+            score=0.0, comment=f"token F1 0.000: no token of the reference's {len(theirs)} in the submission"
+        )
+    precision, recall = common / len(ours), common / len(theirs)
+    f1 = 2 * precision * recall / (precision + recall)
+    return MetricOutcome(
+        score=100.0 * f1,
+        comment=f"token F1 {f1:.3f}: {common} tokens in common; precision {precision:.3f} "
+        f"({common}/{len(ours)} of the submission's), recall {recall:.3f} ({common}/{len(theirs)} "
+        "of the reference's)",
+    )
+
+
+class ReferenceSimilarityMetric(ReferenceMetric):
+    """Closeness to a known good answer, for tasks that have one (a benchmark's gold answer)."""
+
+    async def score(
+        self, user_prompt: str, submission: str, evaluator_prompt: str, *, reference: str | None = None
+    ) -> MetricOutcome:
+        if reference is None:
+            raise ValueError("no reference answer to compare with (give one with --reference)")
+        return similarity_outcome(submission, reference)

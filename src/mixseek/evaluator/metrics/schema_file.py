@@ -1,0 +1,40 @@
+"""A `json_schema` metric's schema: given inline or as a JSON file relative to evaluator.toml.
+
+Kept apart from the metric (and pydantic-ai): `config validate` checks schemas with this alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def load_schema(value: dict[str, Any] | str, base_dir: Path | None) -> dict[str, Any]:
+    """The schema, checked against its own metaschema; ValueError says what is wrong with it."""
+    if isinstance(value, str):
+        path = Path(value).expanduser()
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"{path}: file not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        try:
+            schema = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"{path}: not JSON: {exc}") from None
+    else:
+        schema = value
+    if not isinstance(schema, dict):
+        raise ValueError("a JSON Schema must be an object")
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    try:
+        validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
+        raise ValueError(f"not a valid JSON Schema: at {exc.json_path}: {exc.message}") from None
+    return schema

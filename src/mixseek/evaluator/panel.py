@@ -1,0 +1,96 @@
+"""Judge panels: several models score one metric independently and their scores are combined.
+
+One LLM judge's absolute score is noisy and biased towards its own style; a panel of different
+models, combined by a mean, a median or a trimmed mean, is steadier. Each judge is an ordinary
+governed model, so a panel of k judges costs k requests (and more on retries) per metric and
+submission, counted by the budget and the rate limits like any other call.
+
+A judge that fails (after its retries) leaves a hole: the metric is scored from the judges that
+answered, and the failure is kept with the judge's entry. Only when every judge fails does the
+metric fail, as a one-model metric does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from pydantic_ai import RunUsage, UsageLimitExceeded
+
+from mixseek.config.evaluator import Aggregate
+from mixseek.errors import describe_exception
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """One judge's answer: a score and comment, or the error that took their place."""
+
+    model: str
+    score: float | None
+    comment: str | None
+    error: str | None = None
+    usage: RunUsage = field(default_factory=RunUsage)
+
+
+class PanelFailed(Exception):
+    """Every judge of a panel failed: the metric has no score, as when a one-model metric fails."""
+
+    def __init__(self, verdicts: Sequence[JudgeVerdict]) -> None:
+        failures = "; ".join(f"{v.model}: {v.error}" for v in verdicts)
+        super().__init__(f"all {len(verdicts)} judges failed: {failures}")
+
+
+def aggregate_scores(scores: Sequence[float], how: Aggregate, trim: float = 0.2) -> float:
+    """The panel's score. `trimmed_mean` cuts floor(trim * n) scores from each end before the mean
+    (scipy's `trim_mean` convention), so a panel of 3 needs trim >= 1/3 to drop anything."""
+    if not scores:
+        raise ValueError("a panel score needs at least one judge's score")
+    if how == "median":
+        return float(statistics.median(scores))
+    if how == "trimmed_mean":
+        cut = math.floor(trim * len(scores))
+        kept = sorted(scores)[cut : len(scores) - cut]
+        return float(statistics.fmean(kept))
+    return float(statistics.fmean(scores))
+
+
+Score = Callable[[], Awaitable[tuple[float, str, RunUsage]]]
+"""One judge's scoring call: its score, comment and what it cost."""
+
+
+async def ask_panel(judges: Sequence[tuple[str, Score]]) -> list[JudgeVerdict]:
+    """Every judge's verdict, asked concurrently, in the judges' order.
+
+    A judge's failure is its verdict's `error`; a budget or governor limit (`UsageLimitExceeded`)
+    is not a judge's failure but the execution's, so it cancels the others and is raised."""
+
+    async def one(model: str, score: Score) -> JudgeVerdict:
+        try:
+            value, comment, usage = await score()
+        except UsageLimitExceeded:
+            raise
+        except Exception as exc:
+            return JudgeVerdict(model, None, None, describe_exception(exc))
+        if not 0.0 <= value <= 100.0:
+            return JudgeVerdict(model, None, None, f"score {value} is outside 0–100", usage)
+        return JudgeVerdict(model, value, comment, None, usage)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(one(model, score)) for model, score in judges]
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+    return [task.result() for task in tasks]
+
+
+def panel_score(verdicts: Sequence[JudgeVerdict], how: Aggregate, trim: float) -> tuple[float, str]:
+    """The metric's score and comment from the judges that answered: the aggregate of their
+    scores, and their comments one line each (`[model] comment`), so a team reads every reason."""
+    answered = [v for v in verdicts if v.score is not None]
+    if not answered:
+        raise PanelFailed(verdicts)
+    score = aggregate_scores([v.score for v in answered if v.score is not None], how, trim)
+    return score, "\n".join(f"[{v.model}] {v.comment}" for v in answered)

@@ -1,0 +1,291 @@
+"""The optional final stage: the teams' best submissions compared in pairs, ranked by Bradley–Terry.
+
+Absolute 0–100 scores from one judge are noisy and biased; comparing two answers side by side,
+in both orders, is the more reliable judgment (Chatbot Arena, MT-Bench). After the rounds, the
+schedule (`orchestrator.pairwise_schedule`) picks pairs of teams; each pair is judged twice
+(`orchestrator.pairwise_judge`) and stored with the usage that paid for it, so a resumed stage
+asks only for what is missing. The strengths and their bootstrap intervals come from
+`stats.bradley_terry`, fitted on every stored comparison of the execution.
+
+The judge's model is governed like the rounds' models: the execution's budget stops the stage
+cleanly (what is stored stays; the stage's status says `budget`), and the rate limits hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from pydantic_ai import UsageLimitExceeded
+
+from mixseek.config.pairwise import PairwiseSettings, swiss_rounds
+from mixseek.errors import describe_exception
+from mixseek.llm.governor import Governor
+from mixseek.llm.usage import usage_from_dict
+from mixseek.orchestrator.events import EventBus, PairwiseCompared, PairwiseFinished, PairwiseStarted
+from mixseek.orchestrator.pairwise_judge import PairwiseJudge, PairwiseJudgeError, swap_outcome
+from mixseek.orchestrator.pairwise_schedule import Pair, round_robin, swiss_round, top_k
+from mixseek.stats import Comparison, bradley_terry
+from mixseek.storage.pairwise_views import PairwiseComparison, PairwiseStanding, PairwiseStatus, PairwiseView
+from mixseek.storage.protocol import Store
+
+_Play = Callable[[Sequence[Pair], int], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A team's best submission, and the team's place by score."""
+
+    team_id: str
+    team_name: str
+    round_number: int
+    content: str
+    score_rank: int
+
+
+@dataclass
+class _Progress:
+    stored: dict[frozenset[str], PairwiseComparison]
+    planned: int
+    status: PairwiseStatus = "completed"
+    detail: str | None = None
+    failed: int = 0
+    stopped: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def stop(self, status: PairwiseStatus, detail: str) -> None:
+        if not self.stopped:
+            self.stopped, self.status, self.detail = True, status, detail
+
+
+class PairwiseStage:
+    """One execution's pairwise stage over its teams' best submissions."""
+
+    def __init__(
+        self,
+        settings: PairwiseSettings,
+        judge: PairwiseJudge,
+        *,
+        store: Store,
+        governor: Governor,
+        events: EventBus,
+        concurrency: int,
+    ) -> None:
+        self.settings = settings
+        self.judge = judge
+        self.store = store
+        self.governor = governor
+        self.events = events
+        self.slots = asyncio.Semaphore(concurrency)
+
+    async def run(self, execution_id: str, user_prompt: str, entrants: Sequence[Entrant]) -> PairwiseView:
+        s = self.settings
+        if len(entrants) < 2:
+            return self._view("skipped", "fewer than two teams have a scored submission", 0, [], [], 0)
+        await self._catch_up_ledger(execution_id)
+        by_id = {e.team_id: e for e in entrants}
+        teams = [e.team_id for e in entrants]
+        stored = {
+            frozenset((c.team_a, c.team_b)): c
+            for c in await self.store.get_pairwise_comparisons(execution_id)
+            if c.team_a in by_id and c.team_b in by_id
+        }
+        progress = _Progress(stored=stored, planned=s.comparisons_for(len(teams)))
+        self.events.emit(
+            PairwiseStarted(
+                execution_id=execution_id,
+                schedule=s.schedule,
+                teams=teams,
+                planned=progress.planned,
+                done=len(stored),
+            )
+        )
+
+        async def play(pairs: Sequence[Pair], first_sequence: int) -> None:
+            await asyncio.gather(
+                *(
+                    self._compare(execution_id, user_prompt, by_id[a], by_id[b], first_sequence + i, progress)
+                    for i, (a, b) in enumerate(pairs)
+                )
+            )
+
+        if s.schedule == "swiss":
+            await self._swiss(teams, progress, play)
+        else:
+            pairs = round_robin(teams) if s.schedule == "round_robin" else top_k(teams, s.top_k)
+            await play(pairs[: progress.planned], 1)
+        comparisons = sorted(progress.stored.values(), key=lambda c: (c.sequence, c.team_a, c.team_b))
+        ranking = self._rank(entrants, comparisons)
+        await self.store.save_pairwise_ranking(execution_id, ranking)
+        if progress.errors and not progress.stopped:
+            progress.status = "failed"
+            progress.detail = f"{progress.failed} comparison(s) failed: {progress.errors[0]}"
+        view = self._view(
+            progress.status, progress.detail, progress.planned, ranking, comparisons, progress.failed
+        )
+        self.events.emit(
+            PairwiseFinished(
+                execution_id=execution_id,
+                status=view.status,
+                detail=view.detail,
+                comparisons=view.done,
+                leader=ranking[0].team_id if ranking else None,
+            )
+        )
+        return view
+
+    async def _swiss(self, teams: list[str], progress: _Progress, play: _Play) -> None:
+        """Rounds until the budget of comparisons is spent (or, without one, ceil(log2 T) rounds),
+        or every pair has met; a pair stored by an earlier run counts where the schedule meets it."""
+        budget = self.settings.max_comparisons
+        rounds = None if budget is not None else swiss_rounds(len(teams))
+        played: set[frozenset[str]] = set()
+        round_number = 0
+        while not progress.stopped and (rounds is None or round_number < rounds):
+            points = _points(teams, [progress.stored[k] for k in played])
+            pairs = swiss_round(teams, points, played)
+            if budget is not None:
+                pairs = pairs[: budget - len(played)]
+            if not pairs:
+                break
+            round_number += 1
+            await play(pairs, len(played) + 1)
+            played |= {frozenset(p) for p in pairs if frozenset(p) in progress.stored}
+            if any(frozenset(p) not in progress.stored for p in pairs):
+                break  # a comparison failed or the budget stopped it: the standing is incomplete
+
+    async def _compare(
+        self,
+        execution_id: str,
+        user_prompt: str,
+        a: Entrant,
+        b: Entrant,
+        sequence: int,
+        progress: _Progress,
+    ) -> None:
+        key = frozenset((a.team_id, b.team_id))
+        if key in progress.stored:
+            return
+        async with self.slots:
+            if progress.stopped:
+                return
+            exceeded = self.governor.ledger.exceeded(self.governor.budget)
+            if exceeded is not None:
+                progress.stop("budget", str(exceeded))
+                return
+            try:
+                first = await self.judge.judge(user_prompt, a.content, b.content)
+                second = await self.judge.judge(user_prompt, b.content, a.content)
+            except UsageLimitExceeded as exc:
+                progress.stop("budget", str(exc))
+                return
+            except PairwiseJudgeError as exc:
+                progress.failed += 1
+                progress.errors.append(f"{a.team_id} vs {b.team_id}: {describe_exception(exc)}")
+                return
+            comparison = PairwiseComparison(
+                sequence=sequence,
+                team_a=a.team_id,
+                team_b=b.team_id,
+                round_a=a.round_number,
+                round_b=b.round_number,
+                verdict_a_first=first.verdict.winner,
+                verdict_b_first=second.verdict.winner,
+                outcome=swap_outcome(first.verdict.winner, second.verdict.winner),
+                reasoning_a_first=first.verdict.reasoning,
+                reasoning_b_first=second.verdict.reasoning,
+            )
+            await self.store.save_pairwise_comparison(
+                execution_id, comparison, model_calls=self.governor.ledger.take_unsaved_rows()
+            )
+            progress.stored[key] = comparison
+            self.events.emit(
+                PairwiseCompared(
+                    execution_id=execution_id,
+                    team_a=a.team_id,
+                    team_b=b.team_id,
+                    outcome=comparison.outcome,
+                    winner=comparison.winner,
+                    done=len(progress.stored),
+                    planned=progress.planned,
+                )
+            )
+
+    def _rank(
+        self, entrants: Sequence[Entrant], comparisons: Sequence[PairwiseComparison]
+    ) -> list[PairwiseStanding]:
+        """Strengths of the teams that met at least once: a team never compared (outside the top
+        K, or cut by the budget) has no pairwise evidence, so it is left out of this ranking."""
+        by_id = {e.team_id: e for e in entrants}
+        compared = {t for c in comparisons for t in (c.team_a, c.team_b)}
+        strengths = bradley_terry(
+            [e.team_id for e in entrants if e.team_id in compared],
+            [Comparison(c.team_a, c.team_b, c.outcome) for c in comparisons],
+            samples=self.settings.bootstrap_samples,
+            seed=self.settings.seed,
+        )
+        return [
+            PairwiseStanding(
+                rank=st.rank,
+                team_id=st.item,
+                team_name=by_id[st.item].team_name,
+                strength=round(st.strength, 6),
+                ci_low=round(st.low, 6),
+                ci_high=round(st.high, 6),
+                wins=st.wins,
+                matches=st.matches,
+                score_rank=by_id[st.item].score_rank,
+            )
+            for st in strengths
+        ]
+
+    def _view(
+        self,
+        status: PairwiseStatus,
+        detail: str | None,
+        planned: int,
+        ranking: list[PairwiseStanding],
+        comparisons: list[PairwiseComparison],
+        failed: int,
+    ) -> PairwiseView:
+        return PairwiseView(
+            status=status,
+            detail=detail,
+            model=_model_name(self.settings),
+            schedule=self.settings.schedule,
+            planned=planned,
+            failed=failed,
+            ranking=ranking,
+            comparisons=comparisons,
+        )
+
+    async def _catch_up_ledger(self, execution_id: str) -> None:
+        """Count what the store has and this process's ledger has not (the rounds a Temporal
+        worker ran) towards the budget, so the stage stops where the execution's budget says."""
+        stored = await self.store.get_usage_totals(execution_id)
+        total = self.governor.ledger.total
+        gaps: dict[str, object] = {
+            "requests": stored.requests - total.requests,
+            "input_tokens": stored.input_tokens - total.input_tokens,
+            "output_tokens": stored.output_tokens - total.output_tokens,
+            "cost": (stored.cost or 0.0) - self.governor.ledger.cost(),
+        }
+        missing: dict[str, object] = {
+            name: gap for name, gap in gaps.items() if isinstance(gap, int | float) and gap > 0
+        }
+        if missing:
+            self.governor.ledger.preload(usage_from_dict(missing))
+
+
+def _points(teams: Sequence[str], comparisons: Sequence[PairwiseComparison]) -> dict[str, float]:
+    points = dict.fromkeys(teams, 0.0)
+    for c in comparisons:
+        points[c.team_a] += c.outcome
+        points[c.team_b] += 1.0 - c.outcome
+    return points
+
+
+def _model_name(settings: PairwiseSettings) -> str:
+    model = settings.model
+    return model if isinstance(model, str) else type(model).__name__

@@ -1,0 +1,60 @@
+"""The final pairwise ranking as rows, for `runs show`, the Markdown export and the HTML report.
+
+Strengths are Bradley–Terry log-strengths centred on the teams' mean (0 = an average team; a
+difference of 1 means odds of e ≈ 2.7 to 1), with their bootstrap 95% interval.
+"""
+
+from __future__ import annotations
+
+from mixseek.storage.pairwise_views import PairwiseView
+
+STANDING_HEADERS = ["#", "team", "strength", "95% CI", "wins", "matches", "score #"]
+COMPARISON_HEADERS = ["team a", "team b", "a shown first", "b shown first", "result"]
+
+
+def heading(pairwise: PairwiseView) -> str:
+    """`round_robin, judge openai:gpt-4o: 3 of 3 comparisons, completed (detail)`."""
+    status = pairwise.status + (f" ({pairwise.detail})" if pairwise.detail else "")
+    judge = f", judge {pairwise.model}" if pairwise.model else ""
+    return f"{pairwise.schedule}{judge}: {pairwise.done} of {pairwise.planned} comparisons, {status}"
+
+
+def _number(value: float) -> str:
+    return f"{value:+.2f}"
+
+
+def _wins(value: float) -> str:
+    return f"{value:g}"
+
+
+def standing_rows(pairwise: PairwiseView) -> list[list[str]]:
+    return [
+        [
+            str(s.rank),
+            f"{s.team_name} ({s.team_id})",
+            _number(s.strength),
+            f"[{_number(s.ci_low)}, {_number(s.ci_high)}]",
+            _wins(s.wins),
+            str(s.matches),
+            str(s.score_rank) if s.score_rank is not None else "-",
+        ]
+        for s in pairwise.ranking
+    ]
+
+
+def _verdict(verdict: str, first: str, second: str) -> str:
+    return {"A": first, "B": second}.get(verdict, "tie")
+
+
+def comparison_rows(pairwise: PairwiseView) -> list[list[str]]:
+    """Each comparison: the team each order preferred, and the result after the swap."""
+    return [
+        [
+            c.team_a,
+            c.team_b,
+            _verdict(c.verdict_a_first, c.team_a, c.team_b),
+            _verdict(c.verdict_b_first, c.team_b, c.team_a),
+            f"{c.winner} wins" if c.winner else "tie",
+        ]
+        for c in pairwise.comparisons
+    ]

@@ -1,0 +1,105 @@
+"""The stored side of `mixseek bench` (schema migration 6): which bench ran which file, how
+many times, and which execution answers each (task, repeat).
+
+A bench adds no results of its own: every (task, repeat) is an ordinary execution, so its
+scores are the executions' leaderboards and `runs list` and the dashboard show it like any
+other. These rows only say which executions belong to the bench, which lets a resumed bench
+run exactly what is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import duckdb
+
+import mixseek.storage._rows as _rows
+from mixseek.storage.models import ExecutionStatus
+
+if TYPE_CHECKING:
+    from mixseek.storage.aggregation_store import AggregationStore
+
+Conn = duckdb.DuckDBPyConnection
+
+
+@dataclass(frozen=True)
+class BenchRecord:
+    """A bench: the task file it ran (path and SHA-256), its task count and repeat count."""
+
+    bench_id: str
+    tasks_file: str
+    tasks_sha256: str
+    task_count: int
+    repeats: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """One (task, repeat) of a bench and the execution that answers it; `status` is the one
+    the bench last saw (`running` until the execution ended)."""
+
+    task_id: str
+    repeat_number: int
+    execution_id: str
+    status: ExecutionStatus
+
+
+class BenchStore:
+    """Bench rows in a workspace's store, written through the store's own write path (one
+    transaction each, retried on another process's lock like every other write)."""
+
+    def __init__(self, store: AggregationStore) -> None:
+        self._store = store
+
+    async def create_bench(
+        self, bench_id: str, tasks_file: str, tasks_sha256: str, task_count: int, repeats: int
+    ) -> None:
+        def work(conn: Conn) -> None:
+            conn.execute(
+                "INSERT INTO benches (bench_id, tasks_file, tasks_sha256, task_count, repeats, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [bench_id, tasks_file, tasks_sha256, task_count, repeats, _rows.now()],
+            )
+
+        await self._store._call(work, write=True)
+
+    async def get_bench(self, bench_id: str) -> BenchRecord | None:
+        query = (
+            "SELECT bench_id, tasks_file, tasks_sha256, task_count, repeats, created_at "
+            "FROM benches WHERE bench_id = ?"
+        )
+        rows = await self._store._call(lambda conn: _rows.dicts(conn, query, [bench_id]), write=False)
+        return BenchRecord(**rows[0]) if rows else None
+
+    async def record_run(
+        self, bench_id: str, task_id: str, repeat_number: int, execution_id: str, status: ExecutionStatus
+    ) -> None:
+        """Say which execution answers (task, repeat), or how it ended (the row is replaced)."""
+
+        def work(conn: Conn) -> None:
+            key = [bench_id, task_id, repeat_number]
+            updated = conn.execute(
+                "UPDATE bench_runs SET execution_id = ?, status = ?, updated_at = ? "
+                "WHERE bench_id = ? AND task_id = ? AND repeat_number = ? RETURNING task_id",
+                [execution_id, status, _rows.now(), *key],
+            ).fetchall()
+            if not updated:
+                conn.execute(
+                    "INSERT INTO bench_runs (bench_id, task_id, repeat_number, execution_id, status, "
+                    "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    [*key, execution_id, status, _rows.now()],
+                )
+
+        await self._store._call(work, write=True)
+
+    async def get_runs(self, bench_id: str) -> list[BenchRun]:
+        """Every run of the bench recorded so far, by task id then repeat."""
+        query = (
+            "SELECT task_id, repeat_number, execution_id, status FROM bench_runs "
+            "WHERE bench_id = ? ORDER BY task_id, repeat_number"
+        )
+        rows = await self._store._call(lambda conn: _rows.dicts(conn, query, [bench_id]), write=False)
+        return [BenchRun(**row) for row in rows]

@@ -1,0 +1,209 @@
+"""`mixseek judges calibrate LABELS.csv`: each panel judge, the one-model metric's judge, each
+metric and the overall score against human labels of stored submissions — figures checked against
+a hand computation — and every kind of bad input as one line naming file and line, exit 2."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+from typer.testing import CliRunner, Result
+
+from e2e.scripted import World, write_workspace
+from mixseek.cli.app import app
+from mixseek.llm import override_models
+from scripting import first_user_text
+
+# round-1 scores by panel judge a and b; coverage's one judge (script:metric, e2e.scripted) gives
+# alpha 60, beta 70, gamma 50; the humans gave alpha 50, beta 90, gamma 40
+PANEL_SCORES = {"script:judge-a": {"alpha": 60.0, "beta": 70.0, "gamma": 50.0},
+                "script:judge-b": {"alpha": 70.0, "beta": 60.0, "gamma": 40.0}}  # fmt: skip
+HUMAN = {"alpha": 50.0, "beta": 90.0, "gamma": 40.0}
+
+# By hand (human h = (50, 90, 40), mean 60, deviations (-10, 30, -20), sum of squares 1400;
+# human ranks (2, 3, 1)); Pearson = sxy / sqrt(sxx * 1400), Spearman = Pearson of the ranks:
+# - judge a = coverage's judge (60, 70, 50): deviations (0, 10, -10), sxy 500, sxx 200 ->
+#   r = 500 / sqrt(280000) = 5 / sqrt(28); ranks (2, 3, 1) -> 1; a - h = (10, -20, 10):
+#   MAE 40/3, bias 0
+# - judge b (70, 60, 40): mean 170/3, deviations (40/3, 10/3, -50/3), sxy 300, sxx 1400/3 ->
+#   r = 300 / sqrt(1400/3 * 1400) = 3 sqrt(3) / 14; ranks (3, 2, 1) against (2, 3, 1): rank
+#   deviations (1, 0, -1) and (0, 1, -1) -> 1 / 2; b - h = (20, -30, 0): MAE 50/3, bias -10/3
+# - the panel's mean (65, 65, 45): deviations (20/3, 20/3, -40/3), sxy 400, sxx 800/3 ->
+#   r = 400 / sqrt(800/3 * 1400) = sqrt(3/7); tied ranks (2.5, 2.5, 1): deviations (.5, .5, -1)
+#   against (0, 1, -1) -> 1.5 / sqrt(1.5 * 2) = sqrt(3) / 2; m - h = (15, -25, 5): MAE 15, bias -5/3
+# - overall = mean of relevance and coverage (62.5, 67.5, 47.5): deviations (10/3, 25/3, -35/3),
+#   sxy 450, sxx 650/3 -> r = 450 / sqrt(650/3 * 1400); ranks (2, 3, 1) -> 1;
+#   o - h = (12.5, -22.5, 7.5): MAE 42.5/3, bias -2.5/3
+EXPECTED = [
+    ("overall", None, None, 450 / math.sqrt(650 / 3 * 1400), 1.0, 42.5 / 3, -2.5 / 3),
+    ("metric", "coverage", None, 5 / math.sqrt(28), 1.0, 40 / 3, 0.0),
+    ("judge", "coverage", "script:metric", 5 / math.sqrt(28), 1.0, 40 / 3, 0.0),
+    ("metric", "relevance", None, math.sqrt(3 / 7), math.sqrt(3) / 2, 15.0, -5 / 3),
+    ("judge", "relevance", "script:judge-a", 5 / math.sqrt(28), 1.0, 40 / 3, 0.0),
+    ("judge", "relevance", "script:judge-b", 3 * math.sqrt(3) / 14, 0.5, 50 / 3, -10 / 3),
+]
+
+EVALUATOR = """
+[evaluator]
+model = "script:metric"
+max_retries = 1
+[[evaluator.metrics]]
+name = "relevance"
+models = ["script:judge-a", "script:judge-b"]
+aggregate = "mean"
+[[evaluator.metrics]]
+name = "coverage"
+"""
+
+
+def judge(name: str) -> FunctionModel:
+    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        team = re.search(r"# 提出内容\n(\w+) answer", first_user_text(messages))
+        assert team
+        score = PANEL_SCORES[name][team.group(1)]
+        return ModelResponse(
+            parts=[ToolCallPart(info.output_tools[0].name, {"score": score, "comment": "ok"})],
+            usage=RequestUsage(input_tokens=20, output_tokens=4),
+        )
+
+    return FunctionModel(fn, model_name=name)
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """One scripted execution (3 teams, 1 round) scored by a 2-judge panel and a one-model metric."""
+    ws = write_workspace(tmp_path_factory.mktemp("calibrate") / "ws", max_rounds=1)
+    (ws / "configs/evaluator.toml").write_text(EVALUATOR, encoding="utf-8")
+    models = {**World().models(), **{name: judge(name) for name in PANEL_SCORES}}
+    with pytest.MonkeyPatch.context() as env:
+        for var in [v for v in os.environ if v.startswith("MIXSEEK_")]:
+            env.delenv(var)
+        with override_models(models):  # type: ignore[arg-type]
+            result = CliRunner().invoke(app, ["exec", "最良の回答を", "-w", str(ws), "-f", "json"])
+        assert result.exit_code == 0, result.output
+        yield ws, json.loads(result.stdout)["execution_id"]
+
+
+def labels(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def good_labels(path: Path, execution_id: str) -> Path:
+    lines = [f"{execution_id},{team},1,{score:g},rater {i}" for i, (team, score) in enumerate(HUMAN.items())]
+    return labels(path, "execution_id,team_id,round_number,human_score,note\n" + "\n".join(lines) + "\n")
+
+
+def calibrate(ws: Path, labels_file: Path, *extra: str) -> Result:
+    return CliRunner().invoke(app, ["judges", "calibrate", str(labels_file), "-w", str(ws), *extra])
+
+
+def test_calibration_matches_a_hand_computation(executed: tuple[Path, str], tmp_path: Path) -> None:
+    ws, execution_id = executed
+    result = calibrate(ws, good_labels(tmp_path / "labels.csv", execution_id), "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert (doc["labels"], doc["executions"]) == (3, [execution_id])
+    got = [
+        (r["scope"], r["metric"], r["model"], r["pearson"], r["spearman"], r["mae"], r["bias"])
+        for r in doc["rows"]
+    ]
+    assert got == [
+        (scope, metric, model, pytest.approx(p), pytest.approx(s), pytest.approx(mae), pytest.approx(bias))
+        for scope, metric, model, p, s, mae, bias in EXPECTED
+    ]
+    assert all(r["pairs"] == 3 for r in doc["rows"])
+    kinds = {r["metric"]: (r["kind"], r["aggregate"]) for r in doc["rows"] if r["scope"] == "metric"}
+    assert kinds == {"coverage": ("judge", None), "relevance": ("panel", "mean")}
+
+
+def test_text_and_markdown_show_every_judge(executed: tuple[Path, str], tmp_path: Path) -> None:
+    ws, execution_id = executed
+    labels_file = good_labels(tmp_path / "labels.csv", execution_id)
+    text = calibrate(ws, labels_file)
+    assert text.exit_code == 0, text.output
+    lines = [" ".join(line.strip("│ ").split()) for line in text.stdout.splitlines()]
+    assert lines[0] == "3 label(s) over 1 execution(s)"
+    assert "relevance │ script:judge-b │ 3 │ 0.371 │ 0.500 │ 16.67 │ -3.33" in lines
+    assert "relevance │ (panel, mean) │ 3 │ 0.655 │ 0.866 │ 15.00 │ -1.67" in lines
+    assert "coverage │ script:metric │ 3 │ 0.945 │ 1.000 │ 13.33 │ +0.00" in lines
+    markdown = calibrate(ws, labels_file, "-f", "markdown")
+    assert markdown.exit_code == 0, markdown.output
+    assert "| relevance | script:judge-a | 3 | 0.945 | 1.000 | 13.33 | +0.00 |" in markdown.stdout
+    assert "| (overall) | (evaluation score) | 3 | 0.817 | 1.000 | 14.17 | -0.83 |" in markdown.stdout
+
+
+HEADER = "execution_id,team_id,round_number,human_score\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("execution_id,team_id,human_score\n{e},alpha,50\n", "line 1: missing column(s) round_number: "
+         "the header must name execution_id, team_id, round_number, human_score"),
+        ("", "line 1: no header row: expected the columns execution_id, team_id, round_number, human_score"),
+        (HEADER, "no labels after the header"),
+        (HEADER + "{e},alpha,1,50\n{e},beta,1,high\n", "line 3: human_score: 'high' is not a number"),
+        (HEADER + "{e},alpha,1,50\n\n{e},beta,1,\n", "line 4: human_score: missing"),
+        (HEADER + "{e},alpha,1,150\n", "line 2: human_score: 150 is outside 0–100 (the judges' scale)"),
+        (HEADER + "{e},alpha,one,50\n", "line 2: round_number: 'one' is not a whole number"),
+        (HEADER + "{e},alpha,1,50\n{e},beta,1,60\n{e},alpha,1,55\n",
+         "line 4: a second label for the submission labelled on line 2"),
+        (HEADER + "{e},alpha,1,50\n{e},delta,1,60\n",
+         "line 3: no scored submission of team 'delta' in round 1 of execution '{e}'"),
+        (HEADER + "{e},alpha,1,50\n{e},alpha,2,60\n",
+         "line 3: no scored submission of team 'alpha' in round 2 of execution '{e}'"),
+        (HEADER + "{e},alpha,1,50\n20990101-000000-deadbeef,alpha,1,60\n",
+         "line 3: no execution '20990101-000000-deadbeef' in the workspace"),
+    ],
+)  # fmt: skip
+def test_bad_labels_are_one_line_and_exit_2(
+    executed: tuple[Path, str], tmp_path: Path, content: str, message: str
+) -> None:
+    ws, execution_id = executed
+    labels_file = labels(tmp_path / "labels.csv", content.replace("{e}", execution_id))
+    result = calibrate(ws, labels_file)
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [f"error: {labels_file}: {message.replace('{e}', execution_id)}"]
+
+
+def test_an_unreadable_file_and_a_workspace_without_a_database(
+    executed: tuple[Path, str], tmp_path: Path
+) -> None:
+    ws, execution_id = executed
+    missing = tmp_path / "nope.csv"
+    result = calibrate(ws, missing)
+    assert (result.exit_code, result.stderr.splitlines()) == (
+        2,
+        [f"error: {missing}: cannot read: No such file or directory"],
+    )
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(HEADER.encode() + f"{execution_id},alpha,1,50,caf\xe9\n".encode("latin-1"))
+    result = calibrate(ws, latin)
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [f"error: {latin}: not UTF-8 text"])
+
+    empty_ws = write_workspace(tmp_path / "empty")
+    result = calibrate(empty_ws, good_labels(tmp_path / "labels.csv", execution_id))
+    assert (result.exit_code, result.stderr.splitlines()) == (
+        2,
+        [f"error: {empty_ws / 'mixseek.db'}: no database here (run 'mixseek exec' in this workspace first)"],
+    )
+    assert not (empty_ws / "mixseek.db").exists()  # nothing written
+
+
+def test_a_wrong_format_is_refused(executed: tuple[Path, str], tmp_path: Path) -> None:
+    ws, execution_id = executed
+    result = calibrate(ws, good_labels(tmp_path / "labels.csv", execution_id), "-f", "html")
+    assert (result.exit_code, result.stderr.splitlines()) == (
+        2,
+        ["error: --format: must be 'text', 'json' or 'markdown' (got 'html')"],
+    )
