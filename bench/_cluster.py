@@ -43,6 +43,23 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds so far of a process's threads, summed by thread name (/proc/PID/task/*/stat):
+    the event loop is the process's own name, Temporal's SDK core runs in tokio threads,
+    `asyncio.to_thread` work (DuckDB) in asyncio_N threads."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds: dict[str, float] = {}
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1 : text.rindex(")")].rstrip("0123456789-_")
+        fields = text[text.rindex(")") + 2 :].split()
+        seconds[name] = seconds.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return seconds
+
+
 class DevServer:
     """`with DevServer(state_dir, persist=True) as server:` … `server.address`, `server.pid`."""
 

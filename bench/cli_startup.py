@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import json
 import os
 import resource
@@ -112,6 +113,16 @@ def _time(argv: list[str], runs: int, envs: list[dict[str, str] | None]) -> list
     return [_summary(w, c, flag) for w, c, flag in zip(walls, cpus, imported, strict=True)]
 
 
+def _compile_bytecode(sources: list[Path]) -> None:
+    """Write the bytecode caches of the mixseek packages timed (as an installed package has them):
+    with PYTHONDONTWRITEBYTECODE set, every run would otherwise compile each edited module anew."""
+    import mixseek
+
+    packages = [Path(mixseek.__file__).parent, *(source / "mixseek" for source in sources)]
+    for package in packages:
+        compileall.compile_dir(str(package), quiet=1)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -127,6 +138,7 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"--baseline: {args.baseline}: no mixseek package there")
         path = [str(args.baseline.resolve()), *filter(None, [os.environ.get("PYTHONPATH")])]
         envs.append({**os.environ, "PYTHONPATH": os.pathsep.join(path)})
+    _compile_bytecode([args.baseline] if args.baseline is not None else [])
     with tempfile.TemporaryDirectory(prefix="mixseek-cli-bench-") as tmp:
         runs_ws = _populated_workspace(Path(tmp) / "runs")
         init_ws = Path(tmp) / "init"

@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from _bare import run_bare
-from _cluster import DevServer, Workers, concurrency_for, peak_rss_mb
+from _cluster import DevServer, Workers, concurrency_for, peak_rss_mb, thread_cpu
 from _sim import Call, SimWorld, write_workspace
 
 from mixseek.config.bundle import load_execution_config
@@ -339,6 +339,7 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
                 orchestrator = Orchestrator(config, store=store, sinks=sinks)
         profiler = cProfile.Profile() if args.profile else None
         others_started = _cpu_seconds(pids)
+        threads_started = {name: thread_cpu(pid) for name, pid in {"exec": os.getpid(), **pids}.items()}
         started, cpu_started, loop_cpu_started = time.perf_counter(), time.process_time(), time.thread_time()
         if profiler is not None:
             profiler.enable()
@@ -347,6 +348,13 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
             profiler.disable()
         ended, cpu, loop_cpu = time.perf_counter(), time.process_time(), time.thread_time()
         others = {name: round(t - others_started[name], 3) for name, t in _cpu_seconds(pids).items()}
+        threads = {
+            name: {
+                thread: round(t - threads_started[name].get(thread, 0.0), 2)
+                for thread, t in sorted(thread_cpu(pid).items(), key=lambda kv: -kv[1])
+            }
+            for name, pid in {"exec": os.getpid(), **pids}.items()
+        }
         db_bytes = (root / "mixseek.db").stat().st_size
     wall = ended - started
     if profiler is not None:
@@ -371,6 +379,7 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
         "cpu_s": round(cpu - cpu_started, 3),
         "loop_thread_cpu_s": round(loop_cpu - loop_cpu_started, 3),
         "other_cpu_s": others,
+        "thread_cpu_s": threads,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "db_bytes": db_bytes,
         "settings": {**settings, **extra},
@@ -713,6 +722,13 @@ def print_cpu(results: list[dict[str, Any]]) -> None:
         "Temporal ms/team-round = (total CPU of the temporal run - total CPU of the local run at the same T)"
         f" / (T x R); aim <= {AIM_TEMPORAL_MS:g} ms. RSS server: the dev server's peak over the whole bench."
     )
+    print("CPU by thread name over the run (s; exec, then the first worker):")
+    for r in results:
+        for name in ("exec", "worker-1"):
+            threads = {t: s for t, s in r["thread_cpu_s"].get(name, {}).items() if s >= 0.01}
+            if threads:
+                text = ", ".join(f"{t} {s:.2f}" for t, s in threads.items())
+                print(f"  T={r['teams']} {label(r)} {name}: {text}")
     spread = [
         f"T={r['teams']} {label(r)}: {r['calls_per_worker']}" for r in results if r.get("calls_per_worker")
     ]
