@@ -19,8 +19,9 @@ rows measured today:
 - `deterministic+3`: the baseline's metric plus `length`, `patterns` and `json_schema`, which
   call no model: their cost is wall time only.
 
-The pairwise final stage adds its row by appending a `Feature` to `FEATURES` (a function that
-configures the workspace for the feature and runs one execution).
+- `pairwise swiss`, `pairwise top-8`: the baseline plus the pairwise final stage (Swiss rounds
+  until ceil(log2 T) rounds; round robin among the 8 best), each comparison two calls (both
+  orders) of a simulated judge that always prefers the first position (so every pair ties).
 
 Prints a table, then one JSON line:
 
@@ -43,7 +44,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from _sim import MODEL_STRINGS, SimWorld, write_workspace
+from _sim import MODEL_STRINGS, Call, SimWorld, write_workspace
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from mixseek.api import Mixseek
 from mixseek.bench.report import build_report
@@ -204,12 +207,52 @@ json_schema = {{type = "object"}}
 """
 """The baseline's LLM metric plus three deterministic ones (no model call each)."""
 
+PAIRWISE_JUDGE = "sim:pairwise"
+
+
+def _pairwise_judge(world: SimWorld, latency: float) -> FunctionModel:
+    """Prefers whichever answer it reads first; its calls join the world's count as `pairwise`."""
+
+    async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        start = time.perf_counter()
+        await asyncio.sleep(latency)
+        world.calls.append(Call("pairwise", None, None, start, time.perf_counter()))
+        args = {"winner": "A", "reasoning": "the first answer"}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, args)])
+
+    return FunctionModel(respond, model_name="sim-pairwise")
+
+
+def pairwise_feature(name: str, settings: str) -> Feature:
+    """The baseline execution followed by the pairwise final stage with `settings` (TOML lines)."""
+
+    def run(root: Path, teams: int, setup: Setup) -> Measurement:
+        _workspace(root, teams)
+        (root / "configs" / "pairwise.toml").write_text(
+            f'[pairwise]\nenabled = true\nmodel = "{PAIRWISE_JUDGE}"\nbootstrap_samples = 200\n{settings}',
+            encoding="utf-8",
+        )
+        mixseek = Mixseek.from_config(load_execution_config(Workspace(root), None))
+        world = SimWorld(latency=setup.latency)
+        models = world.models()
+        models[PAIRWISE_JUDGE] = _pairwise_judge(world, setup.latency)
+        with override_models(models):
+            start = time.perf_counter()
+            mixseek.run_sync(PROMPT)
+            wall = time.perf_counter() - start
+        return Measurement(_calls(world), wall)
+
+    return Feature(lambda setup: name, run)
+
+
 FEATURES: list[Feature] = [
     Feature(lambda setup: "exec", run_exec),
     Feature(lambda setup: f"bench {setup.tasks}x{setup.repeats}", run_bench_feature),
     panel_feature(1),
     panel_feature(3),
     Feature(lambda setup: "deterministic+3", _evaluator_run(DETERMINISTIC, [])),
+    pairwise_feature("pairwise swiss", 'schedule = "swiss"\n'),
+    pairwise_feature("pairwise top-8", 'schedule = "top_k"\ntop_k = 8\n'),
 ]
 
 

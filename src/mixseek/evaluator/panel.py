@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pydantic_ai import RunUsage, UsageLimitExceeded
 
 from mixseek.config.evaluator import Aggregate
-from mixseek.errors import describe_exception
+from mixseek.errors import RuntimeFailure, describe_exception
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class JudgeVerdict:
     usage: RunUsage = field(default_factory=RunUsage)
 
 
-class PanelFailed(Exception):
+class PanelFailed(RuntimeFailure):
     """Every judge of a panel failed: the metric has no score, as when a one-model metric fails."""
 
     def __init__(self, verdicts: Sequence[JudgeVerdict]) -> None:

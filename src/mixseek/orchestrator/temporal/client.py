@@ -181,6 +181,11 @@ class StoreActivities:
         self.user_prompt = user_prompt
         self.boards: dict[int, Any] = {}
         self.storage_error: StorageError | None = None
+        # what earlier processes stored (read once), and what this one has applied since: this
+        # process holds the execution's lease, so nobody else writes (a read per result was T²)
+        self._before: dict[tuple[str, int], RoundStatusRecord] | None = None
+        self._saved: set[tuple[str, int]] = set()
+        self._judged: set[tuple[str, int]] = set()
 
     def activities(self) -> list[Callable[..., Any]]:
         return [
@@ -230,9 +235,12 @@ class StoreActivities:
         outcome = result.outcome
 
         async def work() -> None:
-            status = await self._status(outcome.team_id, outcome.round_number)
-            if status is None or status.status not in ("completed", "failed", "timeout"):
+            key = (outcome.team_id, outcome.round_number)
+            status = await self._status(*key)
+            stored = status is not None and status.status in ("completed", "failed", "timeout")
+            if not stored and key not in self._saved:
                 await self._apply(result.writes, result.unsaved_calls)
+                self._saved.add(key)
             self.engine.events.emit(TeamRoundFinished.of(outcome))
 
         await self._guarded(work())
@@ -248,9 +256,11 @@ class StoreActivities:
     @activity.defn(name="store_record_judgment")
     async def record_judgment(self, result: JudgeResult) -> None:
         async def work() -> None:
-            status = await self._status(result.team_id, result.round_number)
-            if status is None or status.should_continue is None:
+            key = (result.team_id, result.round_number)
+            status = await self._status(*key)
+            if (status is None or status.should_continue is None) and key not in self._judged:
                 await self._apply(result.writes, result.unsaved_calls)
+                self._judged.add(key)
             decision = result.decision
             if decision is not None:
                 self.engine.events.emit(
@@ -278,10 +288,11 @@ class StoreActivities:
         return cast(ExecutionSummary, await self._guarded(summary))
 
     async def _status(self, team_id: str, round_number: int) -> RoundStatusRecord | None:
-        for status in await self.engine.store.get_round_statuses(self.execution_id):
-            if status.team_id == team_id and status.round_number == round_number:
-                return status
-        return None
+        """The round's status as stored before this process began serving the execution."""
+        if self._before is None:
+            statuses = await self.engine.store.get_round_statuses(self.execution_id)
+            self._before = {(s.team_id, s.round_number): s for s in statuses}
+        return self._before.get((team_id, round_number))
 
     async def _apply(self, writes: list[StoreWrite], unsaved: list[ModelCall]) -> None:
         store = self.engine.store
