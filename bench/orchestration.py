@@ -452,7 +452,8 @@ def _result(teams: int, returncode: int, stdout: str, stderr: str) -> dict[str, 
     lines = [line for line in stdout.splitlines() if line.startswith(RESULT_MARK)]
     if returncode != 0 or not lines:
         sys.stderr.write(stderr)
-        raise SystemExit(f"child for T={teams} failed (exit {returncode})")
+        last = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+        raise SystemExit(f"child for T={teams} failed (exit {returncode}): {last}")
     result: dict[str, Any] = json.loads(lines[-1][len(RESULT_MARK) :])
     return result
 
@@ -863,17 +864,29 @@ def main(argv: list[str] | None = None) -> None:
             state = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mixseek-bench-temporal-")))
             server = stack.enter_context(DevServer(state, persist=args.server_db == "file"))
         results = []
+        failed: list[dict[str, Any]] = []  # a temporal run that failed is reported; the others go on
         for teams, engine, workers in configs:
-            results.append(median_run(args, teams, engine, workers, server))
+            try:
+                results.append(median_run(args, teams, engine, workers, server))
+            except SystemExit as exc:
+                if engine != "temporal":
+                    raise
+                failed.append({"teams": teams, "engine": engine, "workers": workers, "error": str(exc)})
+                print(f"failed: T={teams} temporal/{workers}: {exc}", file=sys.stderr)
+                continue
             print(f"done: T={teams} {label(results[-1])}: {results[-1]['wall_s']:.2f} s", file=sys.stderr)
     add_comparisons(results)
-    print_report(args, results)
-    print_store(results)
+    if results:
+        print_report(args, results)
+        print_store(results)
+    for f in failed:
+        print(f"FAILED: T={f['teams']} temporal/{f['workers']}: {f['error']}")
     print(
         json.dumps(
             {
                 "bench": "orchestration",
                 "results": [{k: v for k, v in r.items() if k not in ("breakdown", "store")} for r in results],
+                "failed": failed,
                 "targets": {f"T={k}": v for k, v in TARGETS.items()},
                 "aims": {
                     "temporal2_wall_vs_local_T64": AIM_WALL_VS_LOCAL,
