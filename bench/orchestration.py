@@ -387,6 +387,7 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.address:  # the calls were made in the workers: the parent puts the two together
         result["trace"] = {"events": trace.events, "started": started, "ended": ended}
+        result["history"] = asyncio.run(_history_size(args.address, summary.execution_id))
         return result
     expected = expected_calls(teams, rounds, args.members, args.metrics)
     if len(world.calls) != expected:
@@ -394,6 +395,18 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
     result["model_calls"] = len(world.calls)
     result["breakdown"] = _phases(world.calls, latency, trace.events, started, ended, rounds)
     return result
+
+
+async def _history_size(address: str, execution_id: str) -> dict[str, int]:
+    """Events and bytes of the execution's workflow history: what Temporal's limits apply to
+    (per workflow run: 51,200 events, 50 MB)."""
+    from temporalio.client import Client
+
+    from mixseek.orchestrator.temporal.messages import workflow_id
+
+    client = await Client.connect(address)
+    history = await client.get_workflow_handle(workflow_id(execution_id)).fetch_history()
+    return {"events": len(history.events), "bytes": sum(event.ByteSize() for event in history.events)}
 
 
 def run_bare_child(args: argparse.Namespace) -> dict[str, Any]:
@@ -723,6 +736,16 @@ def print_cpu(results: list[dict[str, Any]]) -> None:
         "Temporal ms/team-round = (total CPU of the temporal run - total CPU of the local run at the same T)"
         f" / (T x R); aim <= {AIM_TEMPORAL_MS:g} ms. RSS server: the dev server's peak over the whole bench."
     )
+    histories = [r for r in results if r.get("history")]
+    if histories:
+        print("workflow history (Temporal's limits per workflow run: 51,200 events, 50 MB):")
+        for r in histories:
+            team_rounds = r["teams"] * r["rounds"]
+            events, size = r["history"]["events"], r["history"]["bytes"]
+            print(
+                f"  T={r['teams']} {label(r)}: {events} events, {size / 1e6:.2f} MB; per team round "
+                f"{events / team_rounds:.1f} events, {size / team_rounds / 1e3:.1f} kB"
+            )
     print("CPU by thread name over the run (s; exec, then the first worker):")
     for r in results:
         for name in ("exec", "worker-1"):

@@ -1,24 +1,28 @@
-"""What a team round or a judgment carries to its worker: the ranking and its own team's history.
+"""What a team round or a judgment carries to its worker: its own team's history, and no ranking.
 
 Every activity input stays in the workflow's history, and a round's inputs all go to the server
 in one message: with every team's history in each, both grew as T² (64 teams already passed
-gRPC's 4 MB limit and the server terminated the workflow).
+gRPC's 4 MB limit and the server terminated the workflow); with the ranking in each, as T² too
+(256 teams passed it). The worker asks the workflow for the ranking once per round instead.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from temporalio.client import Client
 
+from e2e.db import rows
 from e2e.scripted import write_workspace
 
 from .cluster import mixseek, spawn_worker
 
 EXECUTION_ID = "activity-inputs-1"
+RANKING_SECTION = re.compile(r"# 現在のチームランキング\n(.*?)\n\n# 今回のラウンドの目標", re.S)
 
 
 async def _work_inputs(address: str, workflow_id: str) -> list[tuple[str, dict[str, Any]]]:
@@ -34,7 +38,20 @@ async def _work_inputs(address: str, workflow_id: str) -> list[tuple[str, dict[s
     return inputs
 
 
-def test_each_team_round_and_judgment_carries_only_its_own_teams_history(
+def _ranking_sections(db: Path) -> dict[tuple[str, int], str | None]:
+    """The ranking each team's leader was shown in its round prompt (none in round 1), as stored
+    with its messages."""
+    shown = {}
+    for team, number, messages in rows(
+        db, "SELECT team_id, round_number, message_history::TEXT FROM round_history ORDER BY 1, 2"
+    ):
+        prompt = json.loads(str(messages))[0]["parts"][0]["content"]
+        found = RANKING_SECTION.search(prompt)
+        shown[(str(team), int(str(number)))] = None if found is None else found.group(1)
+    return shown
+
+
+def test_team_rounds_and_judgments_carry_their_own_history_and_no_ranking(
     tmp_path: Path, temporal_address: str
 ) -> None:
     ws = write_workspace(tmp_path / "ws", max_rounds=2)
@@ -56,5 +73,17 @@ def test_each_team_round_and_judgment_carries_only_its_own_teams_history(
     assert {key: h for key, h in carried.items() if key[0] == "team_round" and key[2] == 2} == {
         ("team_round", team, 2): {team} for team in teams
     }
-    # ... and the ranking of every team, as the local engine gives it
-    assert all(len(p["snapshot"]["ranking"]) == 3 for kind, p in inputs if p["round_number"] == 2)
+    # ... and no ranking: the worker asks the workflow for it
+    assert all(p["snapshot"]["ranking"] == [] for _, p in inputs)
+
+    # the prompts still show every team's ranking, as the local engine's do
+    local_ws = write_workspace(tmp_path / "local", max_rounds=2)
+    local = mixseek("exec", "最良の回答を", "-w", str(local_ws), "-f", "json")
+    assert local.returncode == 0, local.stderr
+    shown = _ranking_sections(ws / "mixseek.db")
+    assert shown == _ranking_sections(local_ws / "mixseek.db")
+    assert len(shown) == 6 and all(shown[(team, 1)] is None for team in teams)
+    alpha = shown[("alpha", 2)]
+    assert alpha is not None and "#1 Beta - スコア: 70.00/100 (ラウンド数: 1)" in alpha
+    assert "**#2 Alpha (あなたのチーム) - スコア: 60.00/100 (ラウンド数: 1)**" in alpha
+    assert all("#3 Gamma" in str(shown[(team, 2)]) for team in teams)

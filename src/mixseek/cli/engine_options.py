@@ -9,6 +9,7 @@ workers start only when the execution does, and stop with it.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -69,6 +70,7 @@ class EnginePlan:
     address: str | None = None
     workers: int = 2
     governor_listen: str | None = None
+    concurrency: int | None = None  # of each started worker
 
     @contextlib.contextmanager
     def start(self, workspace: Workspace) -> Iterator[Engine]:
@@ -82,7 +84,7 @@ class EnginePlan:
             return
         from mixseek.orchestrator.temporal.cluster import LocalCluster
 
-        with LocalCluster(workspace, workers=self.workers) as cluster:
+        with LocalCluster(workspace, workers=self.workers, concurrency=self.concurrency) as cluster:
             stderr_console().print(
                 f"temporal: dev server {cluster.address} (UI {cluster.ui_url}), {self.workers} worker(s)",
                 markup=False,
@@ -125,6 +127,7 @@ def plan_engine(
         asyncio.run(connect(address))
         return EnginePlan("temporal", address=address, governor_listen=governor_listen)
     temporal_binary()
-    return EnginePlan(
-        "temporal", workers=workers if workers is not None else 2, governor_listen=governor_listen
-    )
+    count = workers if workers is not None else 2
+    # the workers together run as many team rounds at once as the local engine would, not 8 each
+    concurrency = max(1, math.ceil(config.orchestrator.value.max_concurrent_teams / count))
+    return EnginePlan("temporal", workers=count, governor_listen=governor_listen, concurrency=concurrency)

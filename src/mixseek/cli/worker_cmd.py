@@ -46,7 +46,8 @@ def worker_command(
 
     def ready(queue: str) -> None:
         stderr_console().print(
-            f"worker: serving {ws.root} on {temporal_address} (task queue {queue})", markup=False
+            f"worker: serving {ws.root} on {temporal_address} (task queue {queue}, {concurrency} at once)",
+            markup=False,
         )
 
     asyncio.run(serve(loaded, temporal_address, config_hash, concurrency, ready))

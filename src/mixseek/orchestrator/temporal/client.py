@@ -5,7 +5,8 @@ serves its store queue, so this process stays the store's one writer.
 the execution, its lease, events and the final summary are the same code. The store activities
 call the local engine's own steps (progress, round barrier, usage report, finish) and apply the
 writes workers recorded — once: a write whose round the store already has is skipped, so an
-activity repeated after this process died stores nothing twice. It also serves the execution's
+activity repeated after this process died stores nothing twice. Results come in the batches the
+workflow gathers (`batching`), each applied in one transaction. It also serves the execution's
 governor (`governor_service`): this process's ledger and rate limiters admit every worker's
 model requests, and its ledger decides the budget check before each round.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -191,9 +192,9 @@ class StoreActivities:
         return [
             self.load_progress,
             self.begin_round,
-            self.record_team_round,
+            self.record_team_rounds,
             self.board_after,
-            self.record_judgment,
+            self.record_judgments,
             self.report_usage,
             self.finish,
         ]
@@ -230,18 +231,22 @@ class StoreActivities:
 
         return cast(RoundBegun, await self._guarded(work()))
 
-    @activity.defn(name="store_record_team_round")
-    async def record_team_round(self, result: TeamRoundResult) -> None:
-        outcome = result.outcome
+    @activity.defn(name="store_record_team_rounds")
+    async def record_team_rounds(self, results: list[TeamRoundResult]) -> None:
+        """Team results the workflow batched, in one transaction; one event per team."""
 
         async def work() -> None:
-            key = (outcome.team_id, outcome.round_number)
-            status = await self._status(*key)
-            stored = status is not None and status.status in ("completed", "failed", "timeout")
-            if not stored and key not in self._saved:
-                await self._apply(result.writes, result.unsaved_calls)
-                self._saved.add(key)
-            self.engine.events.emit(TeamRoundFinished.of(outcome))
+            new: list[TeamRoundResult] = []
+            for result in results:
+                key = (result.outcome.team_id, result.outcome.round_number)
+                status = await self._status(*key)
+                stored = status is not None and status.status in ("completed", "failed", "timeout")
+                if not stored and key not in self._saved:
+                    new.append(result)
+            await self._apply(new)
+            self._saved.update((r.outcome.team_id, r.outcome.round_number) for r in new)
+            for result in results:
+                self.engine.events.emit(TeamRoundFinished.of(result.outcome))
 
         await self._guarded(work())
 
@@ -253,19 +258,26 @@ class StoreActivities:
 
         return cast(BoardAfter, await self._guarded(work()))
 
-    @activity.defn(name="store_record_judgment")
-    async def record_judgment(self, result: JudgeResult) -> None:
+    @activity.defn(name="store_record_judgments")
+    async def record_judgments(self, results: list[JudgeResult]) -> None:
+        """Judgments the workflow batched, in one transaction; one event per team."""
+
         async def work() -> None:
-            key = (result.team_id, result.round_number)
-            status = await self._status(*key)
-            if (status is None or status.should_continue is None) and key not in self._judged:
-                await self._apply(result.writes, result.unsaved_calls)
-                self._judged.add(key)
-            decision = result.decision
-            if decision is not None:
-                self.engine.events.emit(
-                    TeamDecided.of(self.execution_id, result.team_id, result.round_number, decision)
-                )
+            new: list[JudgeResult] = []
+            for result in results:
+                key = (result.team_id, result.round_number)
+                status = await self._status(*key)
+                if (status is None or status.should_continue is None) and key not in self._judged:
+                    new.append(result)
+            await self._apply(new)
+            self._judged.update((r.team_id, r.round_number) for r in new)
+            for result in results:
+                if result.decision is not None:
+                    self.engine.events.emit(
+                        TeamDecided.of(
+                            self.execution_id, result.team_id, result.round_number, result.decision
+                        )
+                    )
 
         await self._guarded(work())
 
@@ -294,32 +306,49 @@ class StoreActivities:
             self._before = {(s.team_id, s.round_number): s for s in statuses}
         return self._before.get((team_id, round_number))
 
-    async def _apply(self, writes: list[StoreWrite], unsaved: list[ModelCall]) -> None:
+    async def _apply(self, results: Sequence[TeamRoundResult | JudgeResult]) -> None:
+        """The results' writes, in their order, submitted together: the store's write queue
+        commits them in one transaction (a write awaited before the next is submitted would
+        take one each)."""
+        pending = [w for r in results for w in self._writes(r.writes, r.unsaved_calls)]
+        outcomes = await asyncio.gather(*pending, return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    def _writes(self, writes: list[StoreWrite], unsaved: list[ModelCall]) -> list[Coroutine[Any, Any, None]]:
+        """One result's store writes, not yet submitted."""
         store = self.engine.store
+        pending: list[Coroutine[Any, Any, None]] = []
         for write in writes:
             calls = [c.model_dump() for c in write.model_calls]
             if isinstance(write, SaveRound):
-                await store.save_round(write.record, model_calls=calls)
+                pending.append(store.save_round(write.record, model_calls=calls))
             elif isinstance(write, RoundFailed):
-                await store.mark_round_failed(
-                    write.execution_id,
-                    write.team_id,
-                    write.round_number,
-                    write.status,
-                    write.error_message,
-                    ended_at=write.ended_at,
-                    model_calls=calls,
+                pending.append(
+                    store.mark_round_failed(
+                        write.execution_id,
+                        write.team_id,
+                        write.round_number,
+                        write.status,
+                        write.error_message,
+                        ended_at=write.ended_at,
+                        model_calls=calls,
+                    )
                 )
             elif isinstance(write, JudgmentWrite):
-                await store.update_judgment(
-                    write.execution_id,
-                    write.team_id,
-                    write.round_number,
-                    should_continue=write.should_continue,
-                    reasoning=write.reasoning,
-                    confidence=write.confidence,
-                    exit_reason=write.exit_reason,
-                    model_calls=calls,
+                pending.append(
+                    store.update_judgment(
+                        write.execution_id,
+                        write.team_id,
+                        write.round_number,
+                        should_continue=write.should_continue,
+                        reasoning=write.reasoning,
+                        confidence=write.confidence,
+                        exit_reason=write.exit_reason,
+                        model_calls=calls,
+                    )
                 )
         if unsaved:
-            await store.record_model_calls(self.execution_id, [c.model_dump() for c in unsaved])
+            pending.append(store.record_model_calls(self.execution_id, [c.model_dump() for c in unsaved]))
+        return pending

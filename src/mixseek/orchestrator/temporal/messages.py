@@ -17,6 +17,8 @@ from mixseek.storage.models import RoundRecord
 WORKFLOW_NAME = "MixseekExecution"
 # the error type of an activity whose worker could not ask the execution's governor service
 GOVERNOR_UNREACHABLE = "GovernorUnreachable"
+# the workflow query a worker asks a round's ranking with (see `RankingAsk`)
+RANKING_QUERY = "ranking"
 
 
 def workflow_id(execution_id: str) -> str:
@@ -102,6 +104,21 @@ class ExecutionInput(BaseModel):
     config_hash: str
     reference: str | None = None
     """The reference answer, for the evaluator's reference metrics (never a team's prompt)."""
+
+
+RankingPhase = Literal["before", "after"]
+
+
+class RankingAsk(BaseModel):
+    """Which ranking a worker asks the workflow for: the board a round starts from ("before", for
+    its team rounds) or the one it ends with ("after", for its judgments).
+
+    Activity inputs carry no ranking: with one in each, a round's inputs grew as T² and at 256 teams
+    passed gRPC's 4 MB message limit. The workflow holds each ranking once and answers this query,
+    which Temporal does not record in the history; each worker asks once per round and phase."""
+
+    round_number: int
+    phase: RankingPhase
 
 
 class TeamRoundInput(BaseModel):

@@ -31,6 +31,7 @@ from mixseek.orchestrator.temporal.messages import (
     TeamRoundInput,
     TeamRoundResult,
 )
+from mixseek.orchestrator.temporal.rankings import Rankings
 from mixseek.orchestrator.temporal.recording import RecordingStore, as_model_calls
 from mixseek.round_controller.controller import RoundController
 
@@ -54,6 +55,8 @@ class TeamWork:
         # one set of models and ledger per execution, as the local engine has; its budget and
         # limits are the governor service's
         self._executions: OrderedDict[str, _Execution] = OrderedDict()
+        # each round's ranking, asked of the workflow once per round by this worker (not per team)
+        self._rankings = Rankings()
 
     async def _components(self, execution_id: str, access: GovernorAccess) -> Components:
         known = self._executions.get(execution_id)
@@ -102,8 +105,10 @@ class TeamWork:
         controller = self._controller(parts, store, work.execution_id, work.user_prompt, work.team_id)
         controller.reference = work.reference  # for the evaluator alone
         async with heartbeating():
+            ranking = await self._rankings.get(work.execution_id, work.round_number, "before")
+            snapshot = work.snapshot.model_copy(update={"ranking": ranking})
             try:
-                outcome = await controller.run_team_round(work.round_number, snapshot=work.snapshot)
+                outcome = await controller.run_team_round(work.round_number, snapshot=snapshot)
             except GovernorUnreachable as exc:
                 raise _unreachable(parts, CallScope(work.team_id, work.round_number), exc) from None
         left = parts.governor.ledger.take_unsaved_rows(CallScope(work.team_id, work.round_number))
@@ -117,12 +122,13 @@ class TeamWork:
         controller = self._controller(parts, store, ask.execution_id, ask.user_prompt, ask.team_id)
         scope = CallScope(ask.team_id, ask.round_number)
         async with heartbeating():
+            ranking = await self._rankings.get(ask.execution_id, ask.round_number, "after")
             try:
                 decision = await controller.decide(
                     ask.round_number,
                     min_rounds=ask.min_rounds,
                     max_rounds=ask.max_rounds,
-                    snapshot=ask.snapshot,
+                    snapshot=ask.snapshot.model_copy(update={"ranking": ranking}),
                 )
             except GovernorUnreachable as exc:
                 raise _unreachable(parts, scope, exc) from None

@@ -23,8 +23,10 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from mixseek.orchestrator.models import ExecutionSummary
     from mixseek.orchestrator.progress import TeamProgress
+    from mixseek.orchestrator.temporal.batching import Batcher
     from mixseek.orchestrator.temporal.messages import (
         GOVERNOR_UNREACHABLE,
+        RANKING_QUERY,
         WORKFLOW_NAME,
         BeginRound,
         BoardAfter,
@@ -33,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         GovernorAccess,
         JudgeInput,
         JudgeResult,
+        RankingAsk,
         RoundBegun,
         TeamRoundInput,
         TeamRoundResult,
@@ -47,6 +50,9 @@ HEARTBEAT_TIMEOUT = timedelta(seconds=15)
 # once started, it beats like a team round.
 STORE_TIMEOUT = timedelta(minutes=10)
 STORE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3)
+# Results stored by one store activity at most (JSON bytes): an activity's input is one payload,
+# which Temporal refuses over 2 MB.
+STORE_BATCH_BYTES = 1_000_000
 WORK_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=5)
 # A round whose worker could not reach the governor service waits this long for a `mixseek exec`
 # that serves it elsewhere (a resumed one) before the execution fails, as long as store work waits.
@@ -57,13 +63,14 @@ Stop = tuple[str, str | None]
 
 
 def for_team(snapshot: RoundSnapshot, team_id: str) -> RoundSnapshot:
-    """The board as one team's activity needs it: the ranking and that team's own history only.
+    """The board as one team's activity carries it: that team's own history, and no ranking.
 
     Every activity input is kept in the workflow's history and all of a round's inputs go to the
     server in one message: with every team's history in each, both grew as T² (T = 64 already
-    passed gRPC's 4 MB message limit, and the server terminated the workflow)."""
+    passed gRPC's 4 MB message limit); with the ranking in each, as T² too (T = 256 passed it).
+    The worker asks the workflow for the ranking instead (`RANKING_QUERY`), once per round."""
     own = {team_id: snapshot.histories[team_id]} if team_id in snapshot.histories else {}
-    return snapshot.model_copy(update={"histories": own})
+    return snapshot.model_copy(update={"histories": own, "ranking": []})
 
 
 T = TypeVar("T")
@@ -78,11 +85,27 @@ class ExecutionWorkflow:
         self._progress: dict[str, TeamProgress] = {}
         self._rounds_run = 0
         self._governor: GovernorAccess | None = None
+        # team results and judgments are stored in batches, each by one store activity
+        self._batches = 0
+        self._saves = Batcher(self._save_team_rounds, size=_json_size, max_size=STORE_BATCH_BYTES)
+        self._decisions = Batcher(self._save_judgments, size=_json_size, max_size=STORE_BATCH_BYTES)
+        # the rankings activities of the current round still need, served by `ranking`; set from
+        # store activities' results, so a replay rebuilds them
+        self._rankings: dict[tuple[int, str], list[dict[str, Any]]] = {}
 
     @workflow.signal(name=GOVERNOR_SIGNAL)
     def set_governor(self, access: GovernorAccess) -> None:
         """The governor service of the `mixseek exec` process now attached (sent with the start)."""
         self._governor = access
+
+    @workflow.query(name=RANKING_QUERY)
+    def ranking(self, ask: RankingAsk) -> list[dict[str, Any]]:
+        """A round's ranking for the workers' team rounds ("before") or judgments ("after"),
+        held until the round's activities of that phase are all done."""
+        held = self._rankings.get((ask.round_number, ask.phase))
+        if held is None:
+            raise ApplicationError(f"round {ask.round_number}'s ranking ({ask.phase}) is no longer held")
+        return held
 
     @property
     def p(self) -> ExecutionInput:
@@ -103,6 +126,9 @@ class ExecutionWorkflow:
             stop = await (asyncio.wait_for(self._rounds(), timeout) if timeout else self._rounds())
         except TimeoutError:
             stop = ("execution_timeout", f"execution timeout of {timeout:g} s")
+        # a store write under way when the timeout cancelled its rounds ends before the summary
+        await self._saves.idle()
+        await self._decisions.idle()
         finish = FinishInput(
             progress=self._progress,
             stop_reason=stop[0],
@@ -139,6 +165,7 @@ class ExecutionWorkflow:
                 return ("budget", begun.exceeded)
             assert begun.snapshot is not None
             before = begun.snapshot
+            self._rankings[(round_number, "before")] = before.ranking
 
             async def play(team_id: str) -> RoundOutcome:
                 async with slots:
@@ -155,12 +182,11 @@ class ExecutionWorkflow:
                     result = await self._work(
                         "team_round", work, f"{team_id}-r{round_number}", TeamRoundResult
                     )
-                    await self._store(
-                        "store_record_team_round", result, f"{team_id}-r{round_number}-save", type(None)
-                    )
+                    await self._saves.put(result)
                     return result.outcome
 
             outcomes = await asyncio.gather(*(play(t) for t in pending))
+            del self._rankings[(round_number, "before")]
             budget_cut: str | None = None
             for outcome in outcomes:
                 team = progress[outcome.team_id]
@@ -178,6 +204,7 @@ class ExecutionWorkflow:
         if not undecided:
             return ("finished", None)
         after = await self._store("store_board_after", round_number, f"r{round_number}-board", BoardAfter)
+        self._rankings[(round_number, "after")] = after.snapshot.ranking
 
         async def decide(team_id: str) -> JudgeResult:
             async with slots:
@@ -193,12 +220,11 @@ class ExecutionWorkflow:
                     governor=self._access,
                 )
                 result = await self._work("judge", ask, f"{team_id}-r{round_number}-judgment", JudgeResult)
-                await self._store(
-                    "store_record_judgment", result, f"{team_id}-r{round_number}-decision", type(None)
-                )
+                await self._decisions.put(result)
                 return result
 
         decided = await asyncio.gather(*(decide(t) for t in undecided))
+        del self._rankings[(round_number, "after")]
         for result in decided:
             if result.budget_error is not None:
                 return ("budget", result.budget_error)
@@ -222,6 +248,25 @@ class ExecutionWorkflow:
             result_type=result_type,
         )
         return result
+
+    async def _save_team_rounds(self, results: list[TeamRoundResult]) -> None:
+        """One batch of team results, stored in one transaction by the store's activity."""
+        outcome = results[0].outcome
+        name = self._batch_name("save", outcome.round_number, outcome.team_id, len(results))
+        await self._store("store_record_team_rounds", results, name, type(None))
+
+    async def _save_judgments(self, results: list[JudgeResult]) -> None:
+        """One batch of judgments, stored in one transaction by the store's activity."""
+        first = results[0]
+        name = self._batch_name("decisions", first.round_number, first.team_id, len(results))
+        await self._store("store_record_judgments", results, name, type(None))
+
+    def _batch_name(self, what: str, round_number: int, team_id: str, count: int) -> str:
+        """A batch's activity id: its round, its number in this run, its first team and how many
+        others follow, e.g. `r2-save7-alpha+12`."""
+        self._batches += 1
+        others = f"+{count - 1}" if count > 1 else ""
+        return f"r{round_number}-{what}{self._batches}-{team_id}{others}"
 
     @property
     def _access(self) -> GovernorAccess:
@@ -262,6 +307,10 @@ class ExecutionWorkflow:
                     raise exc from None
                 arg = arg.model_copy(update={"governor": self._access})
                 again += 1
+
+
+def _json_size(message: TeamRoundResult | JudgeResult) -> int:
+    return len(message.model_dump_json())
 
 
 def _changed(run: ExecutionWorkflow, tried: GovernorAccess) -> Callable[[], bool]:
