@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+
+from temporalio.client import Client, WorkflowExecutionStatus
 
 from e2e.db import rows
 from e2e.scripted import write_workspace
@@ -53,3 +56,35 @@ def test_config_key_selects_the_engine_and_workers_on_an_address_take_the_work(
     assert local.returncode == 0, local.stderr
     assert stored_rows(ws / "mixseek.db") == stored_rows(local_ws / "mixseek.db")
     assert rows(ws / "mixseek.db", "SELECT count(*) FROM executions WHERE status = 'completed'") == [(1,)]
+
+
+def test_a_long_history_goes_on_in_new_runs_and_stores_the_rows_of_local(
+    tmp_path: Path, temporal_address: str
+) -> None:
+    # one event is "long": every round after the first starts a new run of the workflow
+    ws = write_workspace(tmp_path / "ws", max_rounds=3, extra="temporal_history_events_per_run = 1")
+    local_ws = write_workspace(tmp_path / "local", max_rounds=3)
+    worker = spawn_worker(ws, temporal_address)
+    try:
+        done = mixseek("exec", "最良の回答を", "-w", str(ws), "-f", "json",
+                       "--engine", "temporal", "--temporal-address", temporal_address)  # fmt: skip
+    finally:
+        worker.terminate()
+        worker.wait()
+    assert done.returncode == 0, done.stderr
+    local = mixseek("exec", "最良の回答を", "-w", str(local_ws), "-f", "json")
+    assert local.returncode == 0, local.stderr
+    assert stored_rows(ws / "mixseek.db") == stored_rows(local_ws / "mixseek.db")
+    summary = json.loads(done.stdout)
+    rounds = json.loads(local.stdout)["rounds_run"]
+    assert summary["rounds_run"] == rounds >= 2
+
+    async def runs() -> list[WorkflowExecutionStatus | None]:
+        client = await Client.connect(temporal_address)
+        query = f"WorkflowId = 'mixseek-{summary['execution_id']}'"
+        return [run.status async for run in client.list_workflows(query)]
+
+    statuses = asyncio.run(runs())
+    assert len(statuses) == rounds, statuses  # one run per round
+    assert statuses.count(WorkflowExecutionStatus.CONTINUED_AS_NEW) == rounds - 1, statuses
+    assert statuses.count(WorkflowExecutionStatus.COMPLETED) == 1, statuses

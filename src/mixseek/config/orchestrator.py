@@ -53,6 +53,10 @@ class OrchestratorSettings(MixseekSettings):
     retry_max_delay_seconds: float = Field(default=60.0, ge=0)
     engine: Literal["local", "temporal"] = "local"
     """What runs the rounds: this process, or a Temporal workflow (`mixseek exec --engine` wins)."""
+    temporal_history_events_per_run: int = Field(default=10_000, ge=1)
+    """With the Temporal engine: once a workflow run's history passes this many events, the
+    execution continues as a new run at the next round boundary (Temporal refuses a history past
+    51,200 events or 50 MB; a long history also makes every replay slower)."""
     telemetry: TelemetryMode = "off"
     """Where OpenTelemetry spans go (`mixseek.telemetry`); `mixseek exec --otel` wins over it."""
     evaluator_config: str = "evaluator.toml"

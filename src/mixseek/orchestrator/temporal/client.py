@@ -125,6 +125,7 @@ class TemporalOrchestrator(Orchestrator):
             team_round_timeout_seconds=s.timeout_per_team_seconds,
             config_hash=self.config_hash,
             reference=self.reference,
+            history_events_per_run=s.temporal_history_events_per_run,
         )
         queue = store_queue(execution_id)
         try:

@@ -104,6 +104,13 @@ class ExecutionInput(BaseModel):
     config_hash: str
     reference: str | None = None
     """The reference answer, for the evaluator's reference metrics (never a team's prompt)."""
+    history_events_per_run: int = 10_000
+    """Past this many history events a run continues as a new one at the next round boundary."""
+    # carried from one run to the next when the workflow continues as new
+    from_round: int = 1
+    started_at: datetime | None = None
+    rounds_run: int = 0
+    governor: GovernorAccess | None = None
 
 
 RankingPhase = Literal["before", "after"]

@@ -60,6 +60,9 @@ GOVERNOR_WAIT = STORE_TIMEOUT
 GOVERNOR_SIGNAL = "governor"
 
 Stop = tuple[str, str | None]
+CONTINUE = "continue_as_new"
+# a run continues as a new one past this much history, well before Temporal's 50 MB limit
+HISTORY_BYTES_PER_RUN = 20_000_000
 
 
 def for_team(snapshot: RoundSnapshot, team_id: str) -> RoundSnapshot:
@@ -115,7 +118,10 @@ class ExecutionWorkflow:
     @workflow.run
     async def run(self, params: ExecutionInput) -> ExecutionSummary:
         self._p = params
-        started = workflow.now()
+        started = params.started_at or workflow.now()
+        self._rounds_run = params.rounds_run
+        if self._governor is None:  # a signal to this run wins over the access carried over
+            self._governor = params.governor
         await workflow.wait_condition(lambda: self._governor is not None)
         self._progress = await self._store(
             "store_load_progress", None, "load-progress", dict[str, TeamProgress]
@@ -123,12 +129,30 @@ class ExecutionWorkflow:
         stop: Stop
         timeout = params.execution_timeout_seconds
         try:
-            stop = await (asyncio.wait_for(self._rounds(), timeout) if timeout else self._rounds())
+            if timeout:
+                left = timeout - (workflow.now() - started).total_seconds()
+                if left <= 0:
+                    raise TimeoutError
+                stop = await asyncio.wait_for(self._rounds(), left)
+            else:
+                stop = await self._rounds()
         except TimeoutError:
             stop = ("execution_timeout", f"execution timeout of {timeout:g} s")
         # a store write under way when the timeout cancelled its rounds ends before the summary
         await self._saves.idle()
         await self._decisions.idle()
+        if stop[0] == CONTINUE:
+            # the store holds the progress; the next run reloads it with a fresh history
+            workflow.continue_as_new(
+                params.model_copy(
+                    update={
+                        "from_round": self._rounds_run + 1,
+                        "started_at": started,
+                        "rounds_run": self._rounds_run,
+                        "governor": self._governor,
+                    }
+                )
+            )
         finish = FinishInput(
             progress=self._progress,
             stop_reason=stop[0],
@@ -139,16 +163,27 @@ class ExecutionWorkflow:
         return await self._store("store_finish", finish, "finish", ExecutionSummary)
 
     async def _rounds(self) -> Stop:
-        for round_number in range(1, self.p.max_rounds + 1):
+        for round_number in range(self.p.from_round, self.p.max_rounds + 1):
             alive = [t for t in self.p.team_ids if self._progress[t].alive_at(round_number)]
             if not alive:
                 break
+            if round_number > self.p.from_round and self._history_full():
+                return (CONTINUE, None)
             self._rounds_run = round_number
             stop = await self._round(round_number, alive)
             await self._store("store_report_usage", round_number, f"r{round_number}-usage", type(None))
             if stop[0] != "finished":
                 return stop
         return ("finished", None)
+
+    def _history_full(self) -> bool:
+        """Whether this run's history is long enough to go on in a new run (checked between rounds)."""
+        info = workflow.info()
+        return (
+            info.get_current_history_length() >= self.p.history_events_per_run
+            or info.get_current_history_size() >= HISTORY_BYTES_PER_RUN
+            or info.is_continue_as_new_suggested()
+        )
 
     async def _round(self, round_number: int, alive: list[str]) -> Stop:
         progress = self._progress
