@@ -398,15 +398,26 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _history_size(address: str, execution_id: str) -> dict[str, int]:
-    """Events and bytes of the execution's workflow history: what Temporal's limits apply to
-    (per workflow run: 51,200 events, 50 MB)."""
+    """Events and bytes of the execution's workflow history, over all its runs (a run that grows
+    long continues as a new one), and of its largest run: what Temporal's limits apply to (per
+    workflow run: 51,200 events, 50 MB)."""
     from temporalio.client import Client
 
     from mixseek.orchestrator.temporal.messages import workflow_id
 
     client = await Client.connect(address)
-    history = await client.get_workflow_handle(workflow_id(execution_id)).fetch_history()
-    return {"events": len(history.events), "bytes": sum(event.ByteSize() for event in history.events)}
+    wid = workflow_id(execution_id)
+    sizes: list[tuple[int, int]] = []
+    async for run in client.list_workflows(f"WorkflowId = '{wid}'"):
+        history = await client.get_workflow_handle(wid, run_id=run.run_id).fetch_history()
+        sizes.append((len(history.events), sum(event.ByteSize() for event in history.events)))
+    return {
+        "runs": len(sizes),
+        "events": sum(events for events, _ in sizes),
+        "bytes": sum(size for _, size in sizes),
+        "largest_run_events": max((events for events, _ in sizes), default=0),
+        "largest_run_bytes": max((size for _, size in sizes), default=0),
+    }
 
 
 def run_bare_child(args: argparse.Namespace) -> dict[str, Any]:
@@ -741,10 +752,12 @@ def print_cpu(results: list[dict[str, Any]]) -> None:
         print("workflow history (Temporal's limits per workflow run: 51,200 events, 50 MB):")
         for r in histories:
             team_rounds = r["teams"] * r["rounds"]
-            events, size = r["history"]["events"], r["history"]["bytes"]
+            h = r["history"]
+            events, size = h["events"], h["bytes"]
             print(
-                f"  T={r['teams']} {label(r)}: {events} events, {size / 1e6:.2f} MB; per team round "
-                f"{events / team_rounds:.1f} events, {size / team_rounds / 1e3:.1f} kB"
+                f"  T={r['teams']} {label(r)}: {h['runs']} run(s), {events} events, {size / 1e6:.2f} MB "
+                f"(largest run {h['largest_run_events']} events, {h['largest_run_bytes'] / 1e6:.2f} MB); "
+                f"per team round {events / team_rounds:.1f} events, {size / team_rounds / 1e3:.1f} kB"
             )
     print("CPU by thread name over the run (s; exec, then the first worker):")
     for r in results:

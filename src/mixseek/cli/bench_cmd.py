@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mixseek.cli.console import print_line
-from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.options import OrchestratorOption, WorkspaceOption
 from mixseek.errors import InputError, MixseekError
@@ -87,11 +87,7 @@ def bench_command(
     tasks = load_tasks(tasks_file)
     ws = resolve_workspace(workspace)
     loaded = load_execution_config(ws, config)
-    problems = reference_problems(loaded)  # a mistyped model or plugin: one line each, nothing started
-    for problem in problems:
-        report(str(problem))
-    if problems:
-        raise typer.Exit(EXIT_FAILURE)
+    refuse_problems(reference_problems(loaded))
     check_store(ws.db_path)
     store = AggregationStore(ws.db_path)
     bench = asyncio.run(open_bench(store, tasks, repeats=repeat, resume=resume))

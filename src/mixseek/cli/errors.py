@@ -10,7 +10,7 @@ model run that failed. The README's contract gives both exit code 2 ("failure or
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ParamSpec, TypeVar
 
 import typer
@@ -62,6 +62,15 @@ def exit_code_for(exc: BaseException) -> ExitCode | None:
 def report(message: str) -> None:
     """Print one error line to stderr."""
     print_line(f"error: {message}", err=True)
+
+
+def refuse_problems(problems: Sequence[ConfigError]) -> None:
+    """Each problem on its own line, then exit 2: a mistyped model or plugin stops a command
+    before anything starts."""
+    for problem in problems:
+        report(str(problem))
+    if problems:
+        raise typer.Exit(EXIT_FAILURE)
 
 
 def describe_os_error(exc: OSError) -> str:

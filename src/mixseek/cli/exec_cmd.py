@@ -31,7 +31,7 @@ from mixseek.cli.engine_options import (
     WorkersOption,
     plan_engine,
 )
-from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
 from mixseek.cli.otel import OtelOption, apply_otel
@@ -159,11 +159,7 @@ def exec_command(
         if dry_run:
             _dry_run(loaded, output_format)
             return
-        problems = reference_problems(loaded)  # a mistyped model or plugin: one line each, nothing started
-        for problem in problems:
-            report(str(problem))
-        if problems:
-            raise typer.Exit(EXIT_FAILURE)
+        refuse_problems(reference_problems(loaded))
         # no model is built, let alone called, before the store is known to be readable and writable
         check_store(ws.db_path)
         engine_plan = plan_engine(loaded, engine, temporal_address, workers, governor_listen)

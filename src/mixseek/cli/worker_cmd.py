@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from mixseek.cli.console import stderr_console
-from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
+from mixseek.cli.errors import cli_errors, refuse_problems
 from mixseek.cli.options import OrchestratorOption, WorkspaceOption
 from mixseek.config.workspace import resolve_workspace
 
@@ -35,11 +35,7 @@ def worker_command(
 
     ws = resolve_workspace(workspace)
     loaded = load_execution_config(ws, config)
-    problems = reference_problems(loaded)
-    for problem in problems:
-        report(str(problem))
-    if problems:
-        raise typer.Exit(EXIT_FAILURE)
+    refuse_problems(reference_problems(loaded))
     import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
 
     config_hash = asyncio.run(check_worker(loaded, temporal_address))

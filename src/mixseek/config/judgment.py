@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.model_ref import ModelRef
+from mixseek.config.text_fields import OptionalText
 
 
 class JudgmentSettings(MixseekSettings):
@@ -19,12 +20,5 @@ class JudgmentSettings(MixseekSettings):
     max_tokens: int | None = Field(default=None, gt=0)
     timeout_seconds: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0)
-    system_instruction: str | None = None
+    system_instruction: OptionalText = None
     judge_on_final_round: bool = False
-
-    @field_validator("system_instruction")
-    @classmethod
-    def validate_instruction(cls, v: str | None) -> str | None:
-        if v is not None and not v.strip():
-            raise ValueError("system_instruction cannot be empty")
-        return v

@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.model_ref import ModelRef
+from mixseek.config.text_fields import OptionalText
 
 PairwiseSchedule = Literal["round_robin", "top_k", "swiss"]
 """Which pairs are compared: all of them, all among the K best by score, or Swiss rounds."""
@@ -27,7 +28,7 @@ class PairwiseSettings(MixseekSettings):
 
     enabled: bool = False
     model: ModelRef = "openai:gpt-4o"
-    system_instruction: str | None = None
+    system_instruction: OptionalText = None
     schedule: PairwiseSchedule = "round_robin"
     top_k: int = Field(default=4, ge=2)
     """With `schedule = "top_k"`: how many of the best teams by score meet each other."""
@@ -40,13 +41,6 @@ class PairwiseSettings(MixseekSettings):
     max_tokens: int | None = Field(default=None, gt=0)
     timeout_seconds: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0)
-
-    @field_validator("system_instruction")
-    @classmethod
-    def validate_instruction(cls, v: str | None) -> str | None:
-        if v is not None and not v.strip():
-            raise ValueError("system_instruction cannot be empty")
-        return v
 
     def comparisons_for(self, teams: int) -> int:
         """How many comparisons the schedule makes for `teams` teams (twice as many model calls)."""

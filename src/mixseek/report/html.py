@@ -23,7 +23,7 @@ CONTENT_SECURITY_POLICY = (
 )
 """Nothing loads but the inline styles and data: images; no script runs, no form posts."""
 
-_ENV = Environment(
+TEMPLATES = Environment(
     loader=PackageLoader("mixseek.report", "templates"),
     autoescape=True,
     undefined=StrictUndefined,
@@ -31,7 +31,8 @@ _ENV = Environment(
     lstrip_blocks=True,
     keep_trailing_newline=True,
 )
-_ENV.filters.update(formatting.FILTERS, markdown=render_markdown)
+TEMPLATES.filters.update(formatting.FILTERS, markdown=render_markdown)
+"""The report templates (`report/templates`), autoescaped; every self-contained page renders here."""
 
 
 def report_title(prompt: str, limit: int = 80) -> str:
@@ -45,7 +46,7 @@ def render_html_report(view: ExecutionView) -> str:
     judgments, usage and cost, failures, and each team's best submission."""
     view = content.without_controls(view)
     pairwise = view.pairwise
-    return _ENV.get_template("report.html").render(
+    return TEMPLATES.get_template("report.html").render(
         pairwise={
             "heading": pairwise_rows.heading(pairwise),
             "standing_headers": pairwise_rows.STANDING_HEADERS,
