@@ -49,6 +49,8 @@ HEARTBEAT_TIMEOUT = timedelta(seconds=15)
 # Store work waits for the `mixseek exec` process however long it is away (killed, then resumed);
 # once started, it beats like a team round.
 STORE_TIMEOUT = timedelta(minutes=10)
+# finishing may run the pairwise stage (many judge calls): bounded by the heartbeat, not a clock
+FINISH_TIMEOUT = timedelta(days=1)
 STORE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3)
 # Results stored by one store activity at most (JSON bytes): an activity's input is one payload,
 # which Temporal refuses over 2 MB.
@@ -160,7 +162,7 @@ class ExecutionWorkflow:
             rounds_run=self._rounds_run,
             started_at=started,
         )
-        return await self._store("store_finish", finish, "finish", ExecutionSummary)
+        return await self._store("store_finish", finish, "finish", ExecutionSummary, timeout=FINISH_TIMEOUT)
 
     async def _rounds(self) -> Stop:
         for round_number in range(self.p.from_round, self.p.max_rounds + 1):
@@ -270,14 +272,22 @@ class ExecutionWorkflow:
                 progress[result.team_id].exit_reason = result.decision.reason
         return ("finished", None)
 
-    async def _store(self, name: str, arg: Any, activity_id: str, result_type: type[T]) -> T:
+    async def _store(
+        self,
+        name: str,
+        arg: Any,
+        activity_id: str,
+        result_type: type[T],
+        *,
+        timeout: timedelta = STORE_TIMEOUT,
+    ) -> T:
         """Store work, done by the process owning the workspace."""
         result: T = await workflow.execute_activity(
             name,
             args=[] if arg is None else [arg],
             task_queue=store_queue(self.p.execution_id),
             activity_id=f"store-{activity_id}",
-            start_to_close_timeout=STORE_TIMEOUT,
+            start_to_close_timeout=timeout,
             heartbeat_timeout=HEARTBEAT_TIMEOUT,
             retry_policy=STORE_RETRY,
             result_type=result_type,
