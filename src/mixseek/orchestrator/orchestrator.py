@@ -58,7 +58,7 @@ from mixseek.orchestrator.models import (
 )
 from mixseek.orchestrator.pairwise import Entrant, PairwiseStage
 from mixseek.orchestrator.pairwise_judge import PairwiseJudge, build_pairwise_judge
-from mixseek.orchestrator.progress import TeamProgress
+from mixseek.orchestrator.progress import TeamProgress, record_outcomes, undecided
 from mixseek.round_controller.controller import RoundController
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
@@ -400,21 +400,11 @@ class Orchestrator:
 
             outcomes = await asyncio.gather(*(play(t) for t in pending))
             await self._flush_usage(execution_id)
-            budget_cut: str | None = None
-            for outcome in outcomes:
-                team = progress[outcome.team_id]
-                if outcome.status == "completed" and outcome.score is not None:
-                    team.completed[round_number] = outcome.score
-                elif outcome.status == "budget":
-                    budget_cut = outcome.error
-                else:
-                    team.failed = outcome.error or outcome.status
+            budget_cut = record_outcomes(progress, round_number, outcomes)
             if budget_cut is not None:
                 return "budget", budget_cut
-        undecided = [
-            t for t in alive if progress[t].failed is None and round_number not in progress[t].decisions
-        ]
-        if not undecided:
+        to_decide = undecided(progress, alive, round_number)
+        if not to_decide:
             return "finished", None
         after = await self._snapshot(execution_id, round_number, boards)
 
@@ -431,13 +421,11 @@ class Orchestrator:
                 return team_id, decision
 
         try:
-            decided = await asyncio.gather(*(decide(t) for t in undecided))
+            decided = await asyncio.gather(*(decide(t) for t in to_decide))
         except UsageLimitExceeded as exc:
             return "budget", str(exc)
         for team_id, decision in decided:
-            progress[team_id].decisions[round_number] = decision.should_continue
-            if not decision.should_continue:
-                progress[team_id].exit_reason = decision.reason
+            progress[team_id].record_decision(round_number, decision)
         return "finished", None
 
     async def _snapshot(

@@ -6,7 +6,12 @@ sandbox) carries it between rounds as the local engine does in memory.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mixseek.round_controller.models import RoundDecision, RoundOutcome
 
 
 @dataclass
@@ -24,3 +29,29 @@ class TeamProgress:
     def best_round(self) -> int:
         """The round marked final: the best score, the later round on a tie."""
         return max(self.completed, key=lambda r: (self.completed[r], r))
+
+    def record_decision(self, round_number: int, decision: RoundDecision) -> None:
+        self.decisions[round_number] = decision.should_continue
+        if not decision.should_continue:
+            self.exit_reason = decision.reason
+
+
+def record_outcomes(
+    progress: Mapping[str, TeamProgress], round_number: int, outcomes: Iterable[RoundOutcome]
+) -> str | None:
+    """A round's team results into `progress`; the budget error when the budget cut a team's round."""
+    budget_cut: str | None = None
+    for outcome in outcomes:
+        team = progress[outcome.team_id]
+        if outcome.status == "completed" and outcome.score is not None:
+            team.completed[round_number] = outcome.score
+        elif outcome.status == "budget":
+            budget_cut = outcome.error
+        else:
+            team.failed = outcome.error or outcome.status
+    return budget_cut
+
+
+def undecided(progress: Mapping[str, TeamProgress], alive: Iterable[str], round_number: int) -> list[str]:
+    """The teams of `alive` that still need a decision on whether to go on after `round_number`."""
+    return [t for t in alive if progress[t].failed is None and round_number not in progress[t].decisions]

@@ -22,7 +22,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from mixseek.orchestrator.models import ExecutionSummary
-    from mixseek.orchestrator.progress import TeamProgress
+    from mixseek.orchestrator.progress import TeamProgress, record_outcomes, undecided
     from mixseek.orchestrator.temporal.batching import Batcher
     from mixseek.orchestrator.temporal.messages import (
         GOVERNOR_UNREACHABLE,
@@ -224,21 +224,11 @@ class ExecutionWorkflow:
 
             outcomes = await asyncio.gather(*(play(t) for t in pending))
             del self._rankings[(round_number, "before")]
-            budget_cut: str | None = None
-            for outcome in outcomes:
-                team = progress[outcome.team_id]
-                if outcome.status == "completed" and outcome.score is not None:
-                    team.completed[round_number] = outcome.score
-                elif outcome.status == "budget":
-                    budget_cut = outcome.error
-                else:
-                    team.failed = outcome.error or outcome.status
+            budget_cut = record_outcomes(progress, round_number, outcomes)
             if budget_cut is not None:
                 return ("budget", budget_cut)
-        undecided = [
-            t for t in alive if progress[t].failed is None and round_number not in progress[t].decisions
-        ]
-        if not undecided:
+        to_decide = undecided(progress, alive, round_number)
+        if not to_decide:
             return ("finished", None)
         after = await self._store("store_board_after", round_number, f"r{round_number}-board", BoardAfter)
         self._rankings[(round_number, "after")] = after.snapshot.ranking
@@ -260,16 +250,14 @@ class ExecutionWorkflow:
                 await self._decisions.put(result)
                 return result
 
-        decided = await asyncio.gather(*(decide(t) for t in undecided))
+        decided = await asyncio.gather(*(decide(t) for t in to_decide))
         del self._rankings[(round_number, "after")]
         for result in decided:
             if result.budget_error is not None:
                 return ("budget", result.budget_error)
         for result in decided:
             assert result.decision is not None
-            progress[result.team_id].decisions[round_number] = result.decision.should_continue
-            if not result.decision.should_continue:
-                progress[result.team_id].exit_reason = result.decision.reason
+            progress[result.team_id].record_decision(round_number, result.decision)
         return ("finished", None)
 
     async def _store(
