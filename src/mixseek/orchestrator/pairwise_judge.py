@@ -17,9 +17,10 @@ from pydantic_ai import Agent, RunUsage, UsageLimitExceeded
 
 from mixseek.config.pairwise import PairwiseSettings
 from mixseek.errors import RuntimeFailure, describe_exception
-from mixseek.llm import build_model_settings, create_model, wrap_models
+from mixseek.llm import create_model, wrap_models
 from mixseek.llm.governor import Governor
-from mixseek.llm.retrying import RetryingModel, RetryTiming, retry_timing
+from mixseek.llm.retrying import RetryTiming, retry_timing
+from mixseek.llm.structured import structured_agent
 
 SITE = "pairwise judge"
 """The call site the stage's model requests are counted under (`runs show`'s usage by site)."""
@@ -91,17 +92,15 @@ class PairwiseJudge:
     def __init__(self, settings: PairwiseSettings) -> None:
         self.settings = settings
         model = create_model(settings.model, role=SITE)
-        self.agent: Agent[None, PairwiseVerdict] = Agent(
-            RetryingModel(model, max_retries=settings.max_retries),
-            output_type=PairwiseVerdict,
+        self.agent: Agent[None, PairwiseVerdict] = structured_agent(
+            model,
+            PairwiseVerdict,
             instructions=settings.system_instruction or DEFAULT_PAIRWISE_SYSTEM_INSTRUCTION,
-            model_settings=build_model_settings(
-                temperature=settings.temperature,
-                max_tokens=settings.max_tokens,
-                timeout_seconds=settings.timeout_seconds,
-            ),
-            retries=settings.max_retries,
             name="pairwise_judge",
+            max_retries=settings.max_retries,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            timeout_seconds=settings.timeout_seconds,
         )
 
     async def judge(self, user_prompt: str, first: str, second: str) -> VerdictResult:

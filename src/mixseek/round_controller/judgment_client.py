@@ -10,8 +10,8 @@ from pydantic_ai import Agent, RunUsage, UsageLimitExceeded
 
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.errors import RuntimeFailure, describe_exception
-from mixseek.llm import build_model_settings, create_model
-from mixseek.llm.retrying import RetryingModel
+from mixseek.llm import create_model
+from mixseek.llm.structured import structured_agent
 from mixseek.prompt_builder.models import RoundPromptContext
 
 DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION = (
@@ -52,17 +52,15 @@ class JudgmentClient:
         self.settings = settings
         self.render_prompt = render_prompt
         model = create_model(settings.model, role="judgment")
-        self.agent: Agent[None, JudgmentOutput] = Agent(
-            RetryingModel(model, max_retries=settings.max_retries),
-            output_type=JudgmentOutput,
+        self.agent: Agent[None, JudgmentOutput] = structured_agent(
+            model,
+            JudgmentOutput,
             instructions=settings.system_instruction or DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION,
-            model_settings=build_model_settings(
-                temperature=settings.temperature,
-                max_tokens=settings.max_tokens,
-                timeout_seconds=settings.timeout_seconds,
-            ),
-            retries=settings.max_retries,
             name="judgment",
+            max_retries=settings.max_retries,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            timeout_seconds=settings.timeout_seconds,
         )
 
     async def judge(self, context: RoundPromptContext) -> JudgmentResult:

@@ -19,9 +19,9 @@ from pydantic_ai.models import Model
 from mixseek.config.evaluator import Aggregate, EvaluatorSettings, MetricConfig
 from mixseek.evaluator.models import MetricScore
 from mixseek.evaluator.panel import JudgeVerdict, ask_panel, panel_score
-from mixseek.llm import build_model_settings, create_model
+from mixseek.llm import create_model
 from mixseek.llm.model_objects import model_label
-from mixseek.llm.retrying import RetryingModel
+from mixseek.llm.structured import structured_agent
 
 
 @dataclass
@@ -90,17 +90,15 @@ class LLMMetric(Metric):
 
     def _agent(self, model: Model) -> Agent[None, MetricScore]:
         config, settings = self.config, self.settings
-        return Agent(
-            RetryingModel(model, max_retries=self._max_retries),
-            output_type=MetricScore,
+        return structured_agent(
+            model,
+            MetricScore,
             instructions=config.system_instruction or self.instruction,
-            model_settings=build_model_settings(
-                temperature=config.temperature if config.temperature is not None else settings.temperature,
-                max_tokens=config.max_tokens or settings.max_tokens,
-                timeout_seconds=config.timeout_seconds or settings.timeout_seconds,
-            ),
-            retries=self._max_retries,
             name=f"metric:{config.name}",
+            max_retries=self._max_retries,
+            temperature=config.temperature if config.temperature is not None else settings.temperature,
+            max_tokens=config.max_tokens or settings.max_tokens,
+            timeout_seconds=config.timeout_seconds or settings.timeout_seconds,
         )
 
     @property
