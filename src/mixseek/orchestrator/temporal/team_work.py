@@ -83,13 +83,20 @@ class TeamWork:
             )
 
     def _controller(
-        self, parts: Components, store: RecordingStore, execution_id: str, user_prompt: str, team_id: str
+        self,
+        parts: Components,
+        store: RecordingStore,
+        execution_id: str,
+        user_prompt: str,
+        team_id: str,
+        reference: str | None = None,
     ) -> RoundController:
         return RoundController(
             execution_id=execution_id,
             user_prompt=user_prompt,
             team=parts.teams[team_id],
             store=store,
+            reference=reference,
             prompt_builder=parts.prompt_builder,
             evaluator=parts.evaluator,
             judgment=parts.judgment,
@@ -102,8 +109,9 @@ class TeamWork:
         self._check(work.config_hash)
         parts = await self._components(work.execution_id, work.governor)
         store = RecordingStore()
-        controller = self._controller(parts, store, work.execution_id, work.user_prompt, work.team_id)
-        controller.reference = work.reference  # for the evaluator alone
+        controller = self._controller(
+            parts, store, work.execution_id, work.user_prompt, work.team_id, work.reference
+        )
         async with heartbeating():
             ranking = await self._rankings.get(work.execution_id, work.round_number, "before")
             snapshot = work.snapshot.model_copy(update={"ranking": ranking})
