@@ -51,6 +51,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import dataclasses
 import inspect
 import io
 import json
@@ -385,8 +386,10 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
         "settings": {**settings, **extra},
         "store": probe.report(),
     }
-    if args.address:  # the calls were made in the workers: the parent puts the two together
-        result["trace"] = {"events": trace.events, "started": started, "ended": ended}
+    if args.address:  # team rounds' calls were made in the workers: the parent puts them together
+        # with the judgments' (made here, by the workflow's local activities)
+        own = [dataclasses.asdict(call) for call in world.calls]
+        result["trace"] = {"events": trace.events, "started": started, "ended": ended, "calls": own}
         result["history"] = asyncio.run(_history_size(args.address, summary.execution_id))
         return result
     expected = expected_calls(teams, rounds, args.members, args.metrics)
@@ -522,11 +525,12 @@ def spawn_temporal(args: argparse.Namespace, teams: int, workers: int, server: D
     if args.profile:
         sys.stderr.write(done.stderr)
     result = _result(teams, done.returncode, done.stdout, done.stderr)
-    calls = [call for made in stopped["calls"] for call in made]
+    trace = result.pop("trace")
+    in_exec = [Call(**call) for call in trace["calls"]]
+    calls = [call for made in stopped["calls"] for call in made] + in_exec
     expected = expected_calls(teams, args.rounds, args.members, args.metrics)
     if len(calls) != expected:
         raise SystemExit(f"temporal/{workers}: {len(calls)} model calls, expected {expected}")
-    trace = result.pop("trace")
     events = [(kind, team, number, t) for kind, team, number, t in trace["events"]]
     others = result["other_cpu_s"]
     result.update(
@@ -534,6 +538,7 @@ def spawn_temporal(args: argparse.Namespace, teams: int, workers: int, server: D
         worker_concurrency=concurrency,
         model_calls=len(calls),
         calls_per_worker=[len(made) for made in stopped["calls"]],
+        calls_in_exec=len(in_exec),
         worker_cpu_s=[others[f"worker-{n}"] for n in range(1, workers + 1)],
         worker_total_cpu_s=[round(t, 3) for t in stopped["cpu_total_s"]],
         worker_peak_rss_mb=[round(mb, 1) for mb in stopped["peak_rss_mb"]],
@@ -767,10 +772,12 @@ def print_cpu(results: list[dict[str, Any]]) -> None:
                 text = ", ".join(f"{t} {s:.2f}" for t, s in threads.items())
                 print(f"  T={r['teams']} {label(r)} {name}: {text}")
     spread = [
-        f"T={r['teams']} {label(r)}: {r['calls_per_worker']}" for r in results if r.get("calls_per_worker")
+        f"T={r['teams']} {label(r)}: {r['calls_per_worker']}, exec {r.get('calls_in_exec', 0)}"
+        for r in results
+        if r.get("calls_per_worker")
     ]
     if spread:
-        print("model calls per worker: " + "; ".join(spread))
+        print("model calls per worker (and in the exec process, the judgments): " + "; ".join(spread))
     for r in results:
         if r["engine"] == "temporal" and r["teams"] == 64 and r["workers"] == 2 and "wall_vs_local" in r:
             ok = "ok" if r["wall_vs_local"] <= AIM_WALL_VS_LOCAL else "MISS"

@@ -10,6 +10,8 @@ round and later: the first one creates `path.waiting`, and all wait until
 `path` exists (a process kept busy mid-run for as long as a test needs).
 SCRIPTED_PIDS=dir makes every leader call write `dir/<pid>` and wait (at most
 120 s) until two processes have done so: work that only two workers can finish.
+SCRIPTED_JUDGMENT_GATE=path with SCRIPTED_JUDGMENT_GATE_TEAM=team holds that team's
+judgments as SCRIPTED_GATE holds leaders (`path.waiting`, then wait for `path`).
 SCRIPTED_DOWN=team makes that team's leader fail every request with an HTTP
 500 (transient, so retried until the retries run out), each attempt appended
 as a line to the file SCRIPTED_DOWN_LOG when it is set.
@@ -55,6 +57,27 @@ class GatedModel(WrapperModel):
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
         if len(ROUND_RE.findall(first_user_text(messages))) + 1 >= self.from_round:
+            self.gate.with_name(self.gate.name + ".waiting").touch()
+            while not self.gate.exists():
+                await asyncio.sleep(0.05)
+        return await super().request(messages, model_settings, model_request_parameters)
+
+
+class JudgmentGatedModel(WrapperModel):
+    """A judgment that, for one team's submissions, waits for the file `gate` before answering."""
+
+    def __init__(self, wrapped: Model, gate: Path, team: str) -> None:
+        super().__init__(wrapped)
+        self.gate = gate
+        self.team = team
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        if f"あなたの提出内容: {self.team} answer" in first_user_text(messages):
             self.gate.with_name(self.gate.name + ".waiting").touch()
             while not self.gate.exists():
                 await asyncio.sleep(0.05)
@@ -109,6 +132,9 @@ def main() -> None:
         from_round = int(os.environ["SCRIPTED_GATE_AT"])
         for name in [n for n in models if n.startswith("script:leader-")]:
             models[name] = GatedModel(models[name], Path(gate), from_round)
+    if judgment_gate := os.environ.get("SCRIPTED_JUDGMENT_GATE"):
+        team = os.environ["SCRIPTED_JUDGMENT_GATE_TEAM"]
+        models["script:judgment"] = JudgmentGatedModel(models["script:judgment"], Path(judgment_gate), team)
     if pids := os.environ.get("SCRIPTED_PIDS"):
         for name in [n for n in models if n.startswith("script:leader-")]:
             models[name] = PidGatedModel(models[name], Path(pids))

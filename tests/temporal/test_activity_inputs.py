@@ -1,4 +1,5 @@
-"""What a team round or a judgment carries to its worker: its own team's history, and no ranking.
+"""What a team round carries to its worker: its own team's history, and no ranking. Judgments
+are the workflow's own, made by the `mixseek exec` process: no worker gets one.
 
 Every activity input stays in the workflow's history, and a round's inputs all go to the server
 in one message: with every team's history in each, both grew as T² (64 teams already passed
@@ -8,34 +9,18 @@ gRPC's 4 MB limit and the server terminated the workflow); with the ranking in e
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
-from typing import Any
-
-from temporalio.client import Client
 
 from e2e.db import rows
 from e2e.scripted import write_workspace
 
 from .cluster import mixseek, spawn_worker
+from .history import events, local_activities, scheduled
 
 EXECUTION_ID = "activity-inputs-1"
 RANKING_SECTION = re.compile(r"# 現在のチームランキング\n(.*?)\n\n# 今回のラウンドの目標", re.S)
-
-
-async def _work_inputs(address: str, workflow_id: str) -> list[tuple[str, dict[str, Any]]]:
-    client = await Client.connect(address)
-    history = await client.get_workflow_handle(workflow_id).fetch_history()
-    inputs = []
-    for event in history.events:
-        if event.HasField("activity_task_scheduled_event_attributes"):
-            scheduled = event.activity_task_scheduled_event_attributes
-            if scheduled.activity_type.name in ("team_round", "judge"):
-                payload = json.loads(scheduled.input.payloads[0].data)
-                inputs.append((scheduled.activity_type.name, payload))
-    return inputs
 
 
 def _ranking_sections(db: Path) -> dict[tuple[str, int], str | None]:
@@ -51,7 +36,7 @@ def _ranking_sections(db: Path) -> dict[tuple[str, int], str | None]:
     return shown
 
 
-def test_team_rounds_and_judgments_carry_their_own_history_and_no_ranking(
+def test_team_rounds_carry_their_own_history_and_no_ranking_and_judgments_stay_in_exec(
     tmp_path: Path, temporal_address: str
 ) -> None:
     ws = write_workspace(tmp_path / "ws", max_rounds=2)
@@ -64,11 +49,14 @@ def test_team_rounds_and_judgments_carry_their_own_history_and_no_ranking(
         worker.wait()
     assert done.returncode == 0, done.stderr
 
-    inputs = asyncio.run(_work_inputs(temporal_address, f"mixseek-{EXECUTION_ID}"))
+    history = events(temporal_address, EXECUTION_ID)
+    inputs = [(kind, p) for kind, _, p in scheduled(history) if kind != "store_finish"]
     teams = {"alpha", "beta", "gamma"}
     carried = {(kind, p["team_id"], p["round_number"]): set(p["snapshot"]["histories"]) for kind, p in inputs}
     assert all(histories <= {team} for (_, team, _), histories in carried.items())
-    assert {("judge", team, 1) for team in teams} <= set(carried)
+    assert {kind for kind, _ in inputs} == {"team_round"}
+    judged = [aid for kind, aid in local_activities(history) if kind == "store_judge"]
+    assert sorted(judged) == sorted(f"store-{team}-r{r}-judgment" for team in teams for r in (1, 2))
     # round 2 starts from round 1's board: each team gets its own round 1, not the others'
     assert {key: h for key, h in carried.items() if key[0] == "team_round" and key[2] == 2} == {
         ("team_round", team, 2): {team} for team in teams

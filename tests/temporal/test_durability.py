@@ -81,6 +81,48 @@ def test_client_killed_then_resume_reattaches(tmp_path: Path, temporal_address: 
     assert asyncio.run(_workflow_runs(temporal_address, execution_id)) == ["COMPLETED"]
 
 
+def test_client_killed_mid_judgments_then_resumed_judges_each_team_once(
+    tmp_path: Path, temporal_address: str
+) -> None:
+    """Judgments run in the `mixseek exec` process: one killed while some of a round's are stored
+    and one is still being made leaves the stored ones to stand; the resumed client makes only
+    the missing one."""
+    ws = write_workspace(tmp_path / "ws")
+    gate = tmp_path / "gate"
+    execution_id = new_execution_id()
+    log = ws / "logs" / f"{execution_id}.jsonl"
+    held = {"SCRIPTED_JUDGMENT_GATE": str(gate), "SCRIPTED_JUDGMENT_GATE_TEAM": "gamma"}
+    worker = spawn_worker(ws, temporal_address)
+    try:
+        client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
+                       "--temporal-address", temporal_address, env=held)  # fmt: skip
+        # gamma's round-1 judgment is held; alpha's and beta's are made and stored meanwhile
+        while not (gate.with_name("gate.waiting").exists() and _decided(log) >= {("alpha", 1), ("beta", 1)}):
+            assert client.poll() is None, client.communicate()
+            time.sleep(0.1)
+        client.kill()
+        client.wait()
+        gate.touch()
+        resumed = mixseek("exec", "--resume", execution_id, "-w", str(ws), "-f", "json",
+                          "--temporal-address", temporal_address)  # fmt: skip
+    finally:
+        worker.terminate()
+        worker.wait()
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["status"] == "completed"
+    # each judgment stored once, with its one model call, as the local engine stores them
+    assert stored_rows(ws / "mixseek.db") == _local_rows(tmp_path)
+
+
+def _decided(log: Path) -> set[tuple[str, int]]:
+    """The (team, round) decisions the execution's event log reports stored so far."""
+    if not log.exists():
+        return set()
+    lines = log.read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines if line.endswith("}")]
+    return {(e["team_id"], e["round_number"]) for e in events if e["kind"] == "team_decided"}
+
+
 async def _workflow_runs(address: str, execution_id: str) -> list[str]:
     """The statuses of the execution's workflow runs, once the server's list shows it completed
     (the list is updated after the workflow, however long that takes)."""

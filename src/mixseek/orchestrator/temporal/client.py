@@ -2,13 +2,14 @@
 serves its store queue, so this process stays the store's one writer.
 
 `TemporalOrchestrator` is the local `Orchestrator` with another `_drive`: creating or claiming
-the execution, its lease, events and the final summary are the same code. The store activities
-call the local engine's own steps (progress, round barrier, usage report, finish) and apply the
-writes workers recorded — once: a write whose round the store already has is skipped, so an
-activity repeated after this process died stores nothing twice. Results come in the batches the
-workflow gathers (`batching`), each applied in one transaction. It also serves the execution's
-governor (`governor_service`): this process's ledger and rate limiters admit every worker's
-model requests, and its ledger decides the budget check before each round.
+the execution, its lease, events and the final summary are the same code. The store activities —
+local activities of the workflow, which this process runs — call the local engine's own steps
+(progress, round barrier, judgments, usage report, finish) and apply the writes workers recorded,
+once: a write whose round the store already has is skipped, so an activity repeated after this
+process died stores nothing twice. Results come in the batches the workflow gathers
+(`batching`), each applied in one transaction. It also serves the execution's governor
+(`governor_service`): this process's ledger and rate limiters admit every worker's model
+requests, and its ledger decides the budget check before each round.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Callable, Coroutine, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from pydantic_ai import UsageLimitExceeded
 from temporalio import activity
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import WorkflowIDConflictPolicy
@@ -45,23 +47,28 @@ from mixseek.orchestrator.temporal.heartbeat import heartbeating
 from mixseek.orchestrator.temporal.identity import work_hash
 from mixseek.orchestrator.temporal.messages import (
     BeginRound,
-    BoardAfter,
     ExecutionInput,
     FinishInput,
+    JudgeAsk,
     JudgeResult,
     JudgmentWrite,
-    ModelCall,
     RoundBegun,
     RoundFailed,
+    RoundWrites,
     SaveRound,
-    StoreWrite,
     TeamRoundResult,
     store_queue,
     workflow_id,
 )
+from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 from mixseek.orchestrator.temporal.workflow import GOVERNOR_SIGNAL, ExecutionWorkflow
+from mixseek.round_controller.controller import RoundController
+from mixseek.round_controller.models import RoundDecision, RoundSnapshot
 from mixseek.storage.errors import StorageError
 from mixseek.storage.models import RoundStatusRecord
+
+# the local engine judges every team of a round at once; so may this process
+LOCAL_ACTIVITY_SLOTS = 100
 
 PROBE_SECONDS = 30.0
 
@@ -81,7 +88,7 @@ async def connect(address: str) -> Client:
         raise InputError(f"--temporal-address: {address!r}: expected HOST:PORT")
     try:
         await asyncio.to_thread(_probe, host.strip("[]"), int(port))
-        return await Client.connect(address, data_converter=pydantic_data_converter)
+        return await Client.connect(address, data_converter=pydantic_data_converter, runtime=sdk_runtime())
     except Exception as exc:
         raise InputError(
             f"--temporal-address: cannot reach a Temporal server at {address} ({describe_exception(exc)})"
@@ -137,6 +144,7 @@ class TemporalOrchestrator(Orchestrator):
                     workflows=[ExecutionWorkflow],
                     activities=store_work.activities(),
                     workflow_runner=SANDBOX,
+                    max_concurrent_local_activities=max(LOCAL_ACTIVITY_SLOTS, s.max_concurrent_teams),
                 ),
             ):
                 # a workflow still running (this process was killed, or interrupted) is reattached,
@@ -181,21 +189,22 @@ class StoreActivities:
         self.engine = engine
         self.execution_id = execution_id
         self.user_prompt = user_prompt
-        self.boards: dict[int, Any] = {}
+        self.boards: dict[int, RoundSnapshot] = {}
+        self._board_read = asyncio.Lock()  # a round's judgments share one read of its board
+        self._controllers: dict[str, RoundController] = {}
+        self._decisions: dict[tuple[str, int], RoundDecision] = {}
         self.storage_error: StorageError | None = None
         # what earlier processes stored (read once), and what this one has applied since: this
         # process holds the execution's lease, so nobody else writes (a read per result was T²)
         self._before: dict[tuple[str, int], RoundStatusRecord] | None = None
         self._saved: set[tuple[str, int]] = set()
-        self._judged: set[tuple[str, int]] = set()
 
     def activities(self) -> list[Callable[..., Any]]:
         return [
             self.load_progress,
             self.begin_round,
             self.record_team_rounds,
-            self.board_after,
-            self.record_judgments,
+            self.judge,
             self.report_usage,
             self.finish,
         ]
@@ -251,36 +260,37 @@ class StoreActivities:
 
         await self._guarded(work())
 
-    @activity.defn(name="store_board_after")
-    async def board_after(self, round_number: int) -> BoardAfter:
-        async def work() -> BoardAfter:
-            snapshot = await self.engine._snapshot(self.execution_id, round_number, self.boards)
-            return BoardAfter(snapshot=snapshot)
+    @activity.defn(name="store_judge")
+    async def judge(self, ask: JudgeAsk) -> JudgeResult:
+        """One team's judgment after a round, made here with this process's governor and stored
+        as the local engine stores it. Asked again (this process died before the workflow
+        recorded the answer), it answers with the decision the store already has."""
 
-        return cast(BoardAfter, await self._guarded(work()))
-
-    @activity.defn(name="store_record_judgments")
-    async def record_judgments(self, results: list[JudgeResult]) -> None:
-        """Judgments the workflow batched, in one transaction; one event per team."""
-
-        async def work() -> None:
-            new: list[JudgeResult] = []
-            for result in results:
-                key = (result.team_id, result.round_number)
-                status = await self._status(*key)
-                if (status is None or status.should_continue is None) and key not in self._judged:
-                    new.append(result)
-            await self._apply(new)
-            self._judged.update((r.team_id, r.round_number) for r in new)
-            for result in results:
-                if result.decision is not None:
-                    self.engine.events.emit(
-                        TeamDecided.of(
-                            self.execution_id, result.team_id, result.round_number, result.decision
-                        )
+        async def work() -> JudgeResult:
+            engine, key = self.engine, (ask.team_id, ask.round_number)
+            decision = self._decisions.get(key) or _stored_decision(await self._status(*key))
+            if decision is None:
+                async with self._board_read:
+                    after = await engine._snapshot(self.execution_id, ask.round_number, self.boards)
+                controller = self._controllers.get(ask.team_id)
+                if controller is None:
+                    controller = engine._controller(self.execution_id, self.user_prompt, ask.team_id)
+                    self._controllers[ask.team_id] = controller
+                s = engine.settings
+                try:
+                    decision = await controller.decide(
+                        ask.round_number, min_rounds=s.min_rounds, max_rounds=s.max_rounds, snapshot=after
                     )
+                except UsageLimitExceeded as exc:
+                    return JudgeResult(
+                        team_id=ask.team_id, round_number=ask.round_number, budget_error=str(exc)
+                    )
+                await controller.record_decision(ask.round_number, decision)
+                self._decisions[key] = decision
+                engine.events.emit(TeamDecided.of(self.execution_id, ask.team_id, ask.round_number, decision))
+            return JudgeResult(team_id=ask.team_id, round_number=ask.round_number, decision=decision)
 
-        await self._guarded(work())
+        return cast(JudgeResult, await self._guarded(work()))
 
     @activity.defn(name="store_report_usage")
     async def report_usage(self, round_number: int) -> None:
@@ -307,21 +317,22 @@ class StoreActivities:
             self._before = {(s.team_id, s.round_number): s for s in statuses}
         return self._before.get((team_id, round_number))
 
-    async def _apply(self, results: Sequence[TeamRoundResult | JudgeResult]) -> None:
+    async def _apply(self, results: Sequence[TeamRoundResult]) -> None:
         """The results' writes, in their order, submitted together: the store's write queue
         commits them in one transaction (a write awaited before the next is submitted would
         take one each)."""
-        pending = [w for r in results for w in self._writes(r.writes, r.unsaved_calls)]
+        pending = [w for r in results for w in self._writes(RoundWrites.unpack(r.writes))]
         outcomes = await asyncio.gather(*pending, return_exceptions=True)
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
                 raise outcome
 
-    def _writes(self, writes: list[StoreWrite], unsaved: list[ModelCall]) -> list[Coroutine[Any, Any, None]]:
+    def _writes(self, recorded: RoundWrites) -> list[Coroutine[Any, Any, None]]:
         """One result's store writes, not yet submitted."""
         store = self.engine.store
         pending: list[Coroutine[Any, Any, None]] = []
-        for write in writes:
+        unsaved = recorded.unsaved_calls
+        for write in recorded.writes:
             calls = [c.model_dump() for c in write.model_calls]
             if isinstance(write, SaveRound):
                 pending.append(store.save_round(write.record, model_calls=calls))
@@ -353,3 +364,19 @@ class StoreActivities:
         if unsaved:
             pending.append(store.record_model_calls(self.execution_id, [c.model_dump() for c in unsaved]))
         return pending
+
+
+_REASONS = ("min_rounds", "max_rounds", "judgment", "judgment_failed")
+
+
+def _stored_decision(status: RoundStatusRecord | None) -> RoundDecision | None:
+    """The decision an earlier process stored for a round, as the workflow records it."""
+    if status is None or status.should_continue is None:
+        return None
+    reason = status.exit_reason if status.exit_reason in _REASONS else "judgment"
+    return RoundDecision(
+        should_continue=status.should_continue,
+        reason=cast(Any, reason),
+        reasoning=status.judgment_reasoning,
+        confidence=status.judgment_confidence,
+    )

@@ -15,7 +15,11 @@ HEARTBEAT_EVERY_SECONDS = 2.0
 
 @contextlib.asynccontextmanager
 async def heartbeating() -> AsyncIterator[None]:
-    """Heartbeat every HEARTBEAT_EVERY_SECONDS while the body runs."""
+    """Heartbeat every HEARTBEAT_EVERY_SECONDS while the body runs (a local activity has no
+    heartbeat: it lives and dies with the workflow task of the process running it)."""
+    if activity.info().is_local:
+        yield
+        return
 
     async def beat() -> None:
         while True:

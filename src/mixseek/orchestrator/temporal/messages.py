@@ -5,10 +5,11 @@ Kept free of heavy imports: the workflow sandbox imports this module as it is.
 
 from __future__ import annotations
 
+import zlib
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mixseek.orchestrator.progress import TeamProgress
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
@@ -113,19 +114,14 @@ class ExecutionInput(BaseModel):
     governor: GovernorAccess | None = None
 
 
-RankingPhase = Literal["before", "after"]
-
-
 class RankingAsk(BaseModel):
-    """Which ranking a worker asks the workflow for: the board a round starts from ("before", for
-    its team rounds) or the one it ends with ("after", for its judgments).
+    """The ranking a round's team rounds start from, asked of the workflow by a worker.
 
     Activity inputs carry no ranking: with one in each, a round's inputs grew as T² and at 256 teams
     passed gRPC's 4 MB message limit. The workflow holds each ranking once and answers this query,
-    which Temporal does not record in the history; each worker asks once per round and phase."""
+    which Temporal does not record in the history; each worker asks once per round."""
 
     round_number: int
-    phase: RankingPhase
 
 
 class TeamRoundInput(BaseModel):
@@ -139,22 +135,37 @@ class TeamRoundInput(BaseModel):
     reference: str | None = None
 
 
-class TeamRoundResult(BaseModel):
-    outcome: RoundOutcome
+class RoundWrites(BaseModel):
+    """A team round's store writes and the usage rows its attempt still holds, as a worker made them."""
+
     writes: list[StoreWrite]
     unsaved_calls: list[ModelCall] = Field(default_factory=list)
 
+    def pack(self) -> bytes:
+        """Compressed JSON: message histories compress about tenfold, and what a workflow keeps in
+        its history (50 MB at most per run) and decodes on every replay shrinks with them."""
+        return zlib.compress(self.model_dump_json().encode(), 1)
 
-class JudgeInput(BaseModel):
-    execution_id: str
-    user_prompt: str
+    @classmethod
+    def unpack(cls, packed: bytes) -> RoundWrites:
+        return cls.model_validate_json(zlib.decompress(packed))
+
+
+class TeamRoundResult(BaseModel):
+    """The outcome the workflow decides on, and the writes only the store's writer opens."""
+
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
+
+    outcome: RoundOutcome
+    writes: bytes
+    """`RoundWrites.pack()`"""
+
+
+class JudgeAsk(BaseModel):
+    """A judgment, made and stored by the `mixseek exec` process (see `client.StoreActivities.judge`)."""
+
     team_id: str
     round_number: int
-    min_rounds: int
-    max_rounds: int
-    snapshot: RoundSnapshot
-    config_hash: str
-    governor: GovernorAccess
 
 
 class JudgeResult(BaseModel):
@@ -162,8 +173,6 @@ class JudgeResult(BaseModel):
     round_number: int
     decision: RoundDecision | None = None
     budget_error: str | None = None
-    writes: list[StoreWrite] = Field(default_factory=list)
-    unsaved_calls: list[ModelCall] = Field(default_factory=list)
 
 
 class RoundBegun(BaseModel):
@@ -171,10 +180,6 @@ class RoundBegun(BaseModel):
 
     exceeded: str | None = None
     snapshot: RoundSnapshot | None = None
-
-
-class BoardAfter(BaseModel):
-    snapshot: RoundSnapshot
 
 
 class FinishInput(BaseModel):

@@ -1,6 +1,6 @@
-"""A worker's copy of each round's ranking, asked of the workflow once per round and phase.
+"""A worker's copy of each round's ranking, asked of the workflow once per round.
 
-Team rounds and judgments carry no ranking in their inputs (one per input made a round's inputs
+Team rounds carry no ranking in their inputs (one per input made a round's inputs
 grow as T², past gRPC's 4 MB at 256 teams); the workflow holds each ranking once and serves it by
 a query, which Temporal does not record in the history. Every activity of a round on this worker
 shares one query: the first asks, the others wait for its answer.
@@ -23,7 +23,6 @@ from mixseek.orchestrator.temporal.messages import (
     GOVERNOR_UNREACHABLE,
     RANKING_QUERY,
     RankingAsk,
-    RankingPhase,
     workflow_id,
 )
 
@@ -33,25 +32,25 @@ KEPT = 32
 QUERY_TIMEOUT = timedelta(seconds=60)
 
 Ranking = list[dict[str, Any]]
-_Key = tuple[str, int, RankingPhase]
+_Key = tuple[str, int]
 
 
 class Rankings:
-    """`await rankings.get(execution_id, round_number, phase)` inside a team round or a judgment."""
+    """`await rankings.get(execution_id, round_number)` inside a team round."""
 
     def __init__(self) -> None:
         self._asked: OrderedDict[_Key, asyncio.Task[Ranking]] = OrderedDict()
 
-    async def get(self, execution_id: str, round_number: int, phase: RankingPhase) -> Ranking:
+    async def get(self, execution_id: str, round_number: int) -> Ranking:
         """The ranking of the workflow running this activity; a failed ask is asked again next time."""
-        key = (execution_id, round_number, phase)
+        key = (execution_id, round_number)
         asked = self._asked.get(key)
         if asked is None:
             info = activity.info()
             handle = activity.client().get_workflow_handle(
                 info.workflow_id or workflow_id(execution_id), run_id=info.workflow_run_id
             )
-            asked = asyncio.create_task(_ask(handle, RankingAsk(round_number=round_number, phase=phase)))
+            asked = asyncio.create_task(_ask(handle, RankingAsk(round_number=round_number)))
             asked.add_done_callback(lambda task: self._forget_failed(key, task))
             self._asked[key] = asked
             while len(self._asked) > KEPT:
@@ -71,7 +70,7 @@ async def _ask(handle: WorkflowHandle[Any, Any], ask: RankingAsk) -> Ranking:
             RANKING_QUERY, ask, result_type=Ranking, rpc_timeout=QUERY_TIMEOUT
         )
     except WorkflowQueryFailedError as exc:
-        # the workflow is past this phase of the round: this attempt's result would be ignored
+        # the workflow is past the round's team rounds: this attempt's result would be ignored
         raise ApplicationError(f"worker: {exc}", type="RankingGone", non_retryable=True) from None
     except RPCError as exc:
         # as when its governor service is unreachable: the workflow waits for a resumed `exec`

@@ -1,7 +1,8 @@
-"""The activities a `mixseek worker` serves: one team round, one judgment — the local engine's code.
+"""The activity a `mixseek worker` serves: one team round — the local engine's code.
 
-Each runs `RoundController` over components built from the worker's own copy of the workspace
-and returns, with its result, the store writes it recorded. Every model request asks the
+It runs `RoundController` over components built from the worker's own copy of the workspace
+and returns, with its result, the store writes it recorded (judgments are the workflow's own,
+made by the `mixseek exec` process: `client.StoreActivities.judge`). Every model request asks the
 execution's governor service (in the `mixseek exec` process) first, so budgets and rate limits
 hold across all workers. While it runs it beats to Temporal, so a worker that dies hands its
 work to another in seconds.
@@ -14,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_ai import UsageLimitExceeded
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -26,8 +26,7 @@ from mixseek.orchestrator.temporal.heartbeat import heartbeating
 from mixseek.orchestrator.temporal.messages import (
     GOVERNOR_UNREACHABLE,
     GovernorAccess,
-    JudgeInput,
-    JudgeResult,
+    RoundWrites,
     TeamRoundInput,
     TeamRoundResult,
 )
@@ -47,7 +46,7 @@ class _Execution:
 
 
 class TeamWork:
-    """The worker's activities, over one workspace configuration."""
+    """The worker's activity, over one workspace configuration."""
 
     def __init__(self, config: ExecutionConfig, config_hash: str) -> None:
         self.config = config
@@ -113,53 +112,18 @@ class TeamWork:
             parts, store, work.execution_id, work.user_prompt, work.team_id, work.reference
         )
         async with heartbeating():
-            ranking = await self._rankings.get(work.execution_id, work.round_number, "before")
+            ranking = await self._rankings.get(work.execution_id, work.round_number)
             snapshot = work.snapshot.model_copy(update={"ranking": ranking})
             try:
                 outcome = await controller.run_team_round(work.round_number, snapshot=snapshot)
             except GovernorUnreachable as exc:
                 raise _unreachable(parts, CallScope(work.team_id, work.round_number), exc) from None
         left = parts.governor.ledger.take_unsaved_rows(CallScope(work.team_id, work.round_number))
-        return TeamRoundResult(outcome=outcome, writes=store.writes, unsaved_calls=as_model_calls(left))
-
-    @activity.defn(name="judge")
-    async def judge(self, ask: JudgeInput) -> JudgeResult:
-        self._check(ask.config_hash)
-        parts = await self._components(ask.execution_id, ask.governor)
-        store = RecordingStore()
-        controller = self._controller(parts, store, ask.execution_id, ask.user_prompt, ask.team_id)
-        scope = CallScope(ask.team_id, ask.round_number)
-        async with heartbeating():
-            ranking = await self._rankings.get(ask.execution_id, ask.round_number, "after")
-            try:
-                decision = await controller.decide(
-                    ask.round_number,
-                    min_rounds=ask.min_rounds,
-                    max_rounds=ask.max_rounds,
-                    snapshot=ask.snapshot.model_copy(update={"ranking": ranking}),
-                )
-            except GovernorUnreachable as exc:
-                raise _unreachable(parts, scope, exc) from None
-            except UsageLimitExceeded as exc:
-                left = as_model_calls(parts.governor.ledger.take_unsaved_rows(scope))
-                return JudgeResult(
-                    team_id=ask.team_id,
-                    round_number=ask.round_number,
-                    budget_error=str(exc),
-                    unsaved_calls=left,
-                )
-            await controller.record_decision(ask.round_number, decision)
-        left = as_model_calls(parts.governor.ledger.take_unsaved_rows(scope))
-        return JudgeResult(
-            team_id=ask.team_id,
-            round_number=ask.round_number,
-            decision=decision,
-            writes=store.writes,
-            unsaved_calls=left,
-        )
+        writes = RoundWrites(writes=store.writes, unsaved_calls=as_model_calls(left))
+        return TeamRoundResult(outcome=outcome, writes=writes.pack())
 
     def activities(self) -> list[Callable[..., Any]]:
-        return [self.team_round, self.judge]
+        return [self.team_round]
 
 
 def _unreachable(parts: Components, scope: CallScope, exc: GovernorUnreachable) -> ApplicationError:

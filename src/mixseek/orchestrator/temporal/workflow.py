@@ -1,10 +1,12 @@
 """An execution as a Temporal workflow: the round loop of the local engine, as deterministic code.
 
 It decides what runs — which teams play a round, the round barrier, the budget check before a
-round, the stop decisions — and delegates the rest to activities: team rounds and judgments on
-the team queue (any `mixseek worker`), reads and writes of the store on the store queue (the
-`mixseek exec` process owning the workspace). That process also serves the execution's governor
-(budgets, rate limits); each one that attaches signals its address, which the activities carry.
+round, the stop decisions — and delegates the rest to activities: team rounds on the team queue
+(any `mixseek worker`); reads and writes of the store, and the judgments, as local activities of
+the `mixseek exec` process that owns the workspace and runs this workflow (no round trip through
+the server's task queues: a team round costs the server one activity). That process also serves
+the execution's governor (budgets, rate limits); each one that attaches signals its address,
+which the team rounds carry.
 Progress comes from the store, so a new workflow for an interrupted execution resumes it just as
 the local engine does.
 """
@@ -29,11 +31,10 @@ with workflow.unsafe.imports_passed_through():
         RANKING_QUERY,
         WORKFLOW_NAME,
         BeginRound,
-        BoardAfter,
         ExecutionInput,
         FinishInput,
         GovernorAccess,
-        JudgeInput,
+        JudgeAsk,
         JudgeResult,
         RankingAsk,
         RoundBegun,
@@ -46,10 +47,11 @@ with workflow.unsafe.imports_passed_through():
 
 # A worker that stops beating for this long is taken for dead: its team round goes to another.
 HEARTBEAT_TIMEOUT = timedelta(seconds=15)
-# Store work waits for the `mixseek exec` process however long it is away (killed, then resumed);
-# once started, it beats like a team round.
+# Store work and judgments run in the `mixseek exec` process with the workflow: when it is away
+# (killed, then resumed) the workflow waits for it, and they run again there.
 STORE_TIMEOUT = timedelta(minutes=10)
-# finishing may run the pairwise stage (many judge calls): bounded by the heartbeat, not a clock
+# finishing may run the pairwise stage (many judge calls): an activity of the store queue, bounded
+# by its heartbeat, not a clock
 FINISH_TIMEOUT = timedelta(days=1)
 STORE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3)
 # Results stored by one store activity at most (JSON bytes): an activity's input is one payload,
@@ -90,13 +92,12 @@ class ExecutionWorkflow:
         self._progress: dict[str, TeamProgress] = {}
         self._rounds_run = 0
         self._governor: GovernorAccess | None = None
-        # team results and judgments are stored in batches, each by one store activity
+        # team results are stored in batches, each by one store activity
         self._batches = 0
         self._saves = Batcher(self._save_team_rounds, size=_json_size, max_size=STORE_BATCH_BYTES)
-        self._decisions = Batcher(self._save_judgments, size=_json_size, max_size=STORE_BATCH_BYTES)
-        # the rankings activities of the current round still need, served by `ranking`; set from
+        # the rankings the current round's team rounds still need, served by `ranking`; set from
         # store activities' results, so a replay rebuilds them
-        self._rankings: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        self._rankings: dict[int, list[dict[str, Any]]] = {}
 
     @workflow.signal(name=GOVERNOR_SIGNAL)
     def set_governor(self, access: GovernorAccess) -> None:
@@ -105,11 +106,10 @@ class ExecutionWorkflow:
 
     @workflow.query(name=RANKING_QUERY)
     def ranking(self, ask: RankingAsk) -> list[dict[str, Any]]:
-        """A round's ranking for the workers' team rounds ("before") or judgments ("after"),
-        held until the round's activities of that phase are all done."""
-        held = self._rankings.get((ask.round_number, ask.phase))
+        """The ranking a round's team rounds start from, held until they are all done."""
+        held = self._rankings.get(ask.round_number)
         if held is None:
-            raise ApplicationError(f"round {ask.round_number}'s ranking ({ask.phase}) is no longer held")
+            raise ApplicationError(f"round {ask.round_number}'s ranking is no longer held")
         return held
 
     @property
@@ -142,7 +142,6 @@ class ExecutionWorkflow:
             stop = ("execution_timeout", f"execution timeout of {timeout:g} s")
         # a store write under way when the timeout cancelled its rounds ends before the summary
         await self._saves.idle()
-        await self._decisions.idle()
         if stop[0] == CONTINUE:
             # the store holds the progress; the next run reloads it with a fresh history
             workflow.continue_as_new(
@@ -162,7 +161,17 @@ class ExecutionWorkflow:
             rounds_run=self._rounds_run,
             started_at=started,
         )
-        return await self._store("store_finish", finish, "finish", ExecutionSummary, timeout=FINISH_TIMEOUT)
+        summary: ExecutionSummary = await workflow.execute_activity(
+            "store_finish",
+            finish,
+            task_queue=store_queue(self.p.execution_id),
+            activity_id="store-finish",
+            start_to_close_timeout=FINISH_TIMEOUT,
+            heartbeat_timeout=HEARTBEAT_TIMEOUT,
+            retry_policy=STORE_RETRY,
+            result_type=ExecutionSummary,
+        )
+        return summary
 
     async def _rounds(self) -> Stop:
         for round_number in range(self.p.from_round, self.p.max_rounds + 1):
@@ -202,7 +211,7 @@ class ExecutionWorkflow:
                 return ("budget", begun.exceeded)
             assert begun.snapshot is not None
             before = begun.snapshot
-            self._rankings[(round_number, "before")] = before.ranking
+            self._rankings[round_number] = before.ranking
 
             async def play(team_id: str) -> RoundOutcome:
                 async with slots:
@@ -223,35 +232,21 @@ class ExecutionWorkflow:
                     return result.outcome
 
             outcomes = await asyncio.gather(*(play(t) for t in pending))
-            del self._rankings[(round_number, "before")]
+            del self._rankings[round_number]
             budget_cut = record_outcomes(progress, round_number, outcomes)
             if budget_cut is not None:
                 return ("budget", budget_cut)
         to_decide = undecided(progress, alive, round_number)
         if not to_decide:
             return ("finished", None)
-        after = await self._store("store_board_after", round_number, f"r{round_number}-board", BoardAfter)
-        self._rankings[(round_number, "after")] = after.snapshot.ranking
 
         async def decide(team_id: str) -> JudgeResult:
             async with slots:
-                ask = JudgeInput(
-                    execution_id=self.p.execution_id,
-                    user_prompt=self.p.user_prompt,
-                    team_id=team_id,
-                    round_number=round_number,
-                    min_rounds=self.p.min_rounds,
-                    max_rounds=self.p.max_rounds,
-                    snapshot=for_team(after.snapshot, team_id),
-                    config_hash=self.p.config_hash,
-                    governor=self._access,
-                )
-                result = await self._work("judge", ask, f"{team_id}-r{round_number}-judgment", JudgeResult)
-                await self._decisions.put(result)
-                return result
+                ask = JudgeAsk(team_id=team_id, round_number=round_number)
+                name = f"{team_id}-r{round_number}-judgment"
+                return await self._store("store_judge", ask, name, JudgeResult)
 
         decided = await asyncio.gather(*(decide(t) for t in to_decide))
-        del self._rankings[(round_number, "after")]
         for result in decided:
             if result.budget_error is not None:
                 return ("budget", result.budget_error)
@@ -260,23 +255,13 @@ class ExecutionWorkflow:
             progress[result.team_id].record_decision(round_number, result.decision)
         return ("finished", None)
 
-    async def _store(
-        self,
-        name: str,
-        arg: Any,
-        activity_id: str,
-        result_type: type[T],
-        *,
-        timeout: timedelta = STORE_TIMEOUT,
-    ) -> T:
-        """Store work, done by the process owning the workspace."""
-        result: T = await workflow.execute_activity(
+    async def _store(self, name: str, arg: Any, activity_id: str, result_type: type[T]) -> T:
+        """Store work or a judgment, done by the process owning the workspace (this workflow's)."""
+        result: T = await workflow.execute_local_activity(
             name,
             args=[] if arg is None else [arg],
-            task_queue=store_queue(self.p.execution_id),
             activity_id=f"store-{activity_id}",
-            start_to_close_timeout=timeout,
-            heartbeat_timeout=HEARTBEAT_TIMEOUT,
+            start_to_close_timeout=STORE_TIMEOUT,
             retry_policy=STORE_RETRY,
             result_type=result_type,
         )
@@ -287,12 +272,6 @@ class ExecutionWorkflow:
         outcome = results[0].outcome
         name = self._batch_name("save", outcome.round_number, outcome.team_id, len(results))
         await self._store("store_record_team_rounds", results, name, type(None))
-
-    async def _save_judgments(self, results: list[JudgeResult]) -> None:
-        """One batch of judgments, stored in one transaction by the store's activity."""
-        first = results[0]
-        name = self._batch_name("decisions", first.round_number, first.team_id, len(results))
-        await self._store("store_record_judgments", results, name, type(None))
 
     def _batch_name(self, what: str, round_number: int, team_id: str, count: int) -> str:
         """A batch's activity id: its round, its number in this run, its first team and how many
@@ -306,10 +285,8 @@ class ExecutionWorkflow:
         assert self._governor is not None
         return self._governor
 
-    async def _work(
-        self, name: str, arg: TeamRoundInput | JudgeInput, activity_id: str, result_type: type[T]
-    ) -> T:
-        """A team round or a judgment, on any worker with this configuration.
+    async def _work(self, name: str, arg: TeamRoundInput, activity_id: str, result_type: type[T]) -> T:
+        """A team round, on any worker with this configuration.
 
         One its workers could not ask the governor service for waits for a `mixseek exec` that
         serves it elsewhere (the one that was killed is resumed) and is run again from the start."""
@@ -342,8 +319,8 @@ class ExecutionWorkflow:
                 again += 1
 
 
-def _json_size(message: TeamRoundResult | JudgeResult) -> int:
-    return len(message.model_dump_json())
+def _json_size(message: TeamRoundResult) -> int:
+    return len(message.outcome.model_dump_json()) + len(message.writes)
 
 
 def _changed(run: ExecutionWorkflow, tried: GovernorAccess) -> Callable[[], bool]:
