@@ -54,13 +54,17 @@ class TeamWork:
         # one set of models and ledger per execution, as the local engine has; its budget and
         # limits are the governor service's
         self._executions: OrderedDict[str, _Execution] = OrderedDict()
+        # built before the first execution comes: building every team's agents takes most of a
+        # second of CPU, which that execution's first team rounds would otherwise wait for
+        self._ready: Components | None = build_components(config)
         # each round's ranking, asked of the workflow once per round by this worker (not per team)
         self._rankings = Rankings()
 
     async def _components(self, execution_id: str, access: GovernorAccess) -> Components:
         known = self._executions.get(execution_id)
         if known is None:
-            known = _Execution(build_components(self.config), GovernorClient(access))
+            parts, self._ready = self._ready or build_components(self.config), None
+            known = _Execution(parts, GovernorClient(access))
             self._executions[execution_id] = known
             while len(self._executions) > EXECUTIONS_KEPT:
                 await self._executions.popitem(last=False)[1].governor.aclose()

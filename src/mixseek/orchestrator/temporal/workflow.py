@@ -22,28 +22,27 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
-with workflow.unsafe.imports_passed_through():
-    from mixseek.orchestrator.models import ExecutionSummary
-    from mixseek.orchestrator.progress import TeamProgress, record_outcomes, undecided
-    from mixseek.orchestrator.temporal.batching import Batcher
-    from mixseek.orchestrator.temporal.messages import (
-        GOVERNOR_UNREACHABLE,
-        RANKING_QUERY,
-        WORKFLOW_NAME,
-        BeginRound,
-        ExecutionInput,
-        FinishInput,
-        GovernorAccess,
-        JudgeAsk,
-        JudgeResult,
-        RankingAsk,
-        RoundBegun,
-        TeamRoundInput,
-        TeamRoundResult,
-        store_queue,
-        team_queue,
-    )
-    from mixseek.round_controller.models import RoundOutcome, RoundSnapshot
+from mixseek.orchestrator.models import ExecutionSummary
+from mixseek.orchestrator.progress import TeamProgress, record_outcomes, undecided
+from mixseek.orchestrator.temporal.batching import Batcher
+from mixseek.orchestrator.temporal.messages import (
+    GOVERNOR_UNREACHABLE,
+    RANKING_QUERY,
+    WORKFLOW_NAME,
+    BeginRound,
+    ExecutionInput,
+    FinishInput,
+    GovernorAccess,
+    JudgeAsk,
+    JudgeResult,
+    RankingAsk,
+    RoundBegun,
+    TeamRoundInput,
+    TeamRoundResult,
+    store_queue,
+    team_queue,
+)
+from mixseek.round_controller.models import RoundOutcome, RoundSnapshot
 
 # A worker that stops beating for this long is taken for dead: its team round goes to another.
 HEARTBEAT_TIMEOUT = timedelta(seconds=15)

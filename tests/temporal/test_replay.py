@@ -1,0 +1,48 @@
+"""The workflow runs outside Temporal's sandbox (it costs the exec process CPU at every
+activation), so this is what checks its determinism: a finished execution's history, replayed
+by the workflow code as `mixseek exec` runs it, gives the same commands at every step."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+
+from e2e.scripted import write_workspace
+from mixseek.orchestrator.temporal.client import WORKFLOW_RUNNER
+from mixseek.orchestrator.temporal.messages import workflow_id
+from mixseek.orchestrator.temporal.workflow import ExecutionWorkflow
+
+from .cluster import mixseek, spawn_worker
+
+EXECUTION_ID = "replay-1"
+
+
+async def _replay(address: str) -> None:
+    client = await Client.connect(address, data_converter=pydantic_data_converter)
+    history = await client.get_workflow_handle(workflow_id(EXECUTION_ID)).fetch_history()
+    # every kind of step happened: store work and judgments, team rounds, the finish
+    kinds = {e.WhichOneof("attributes") for e in history.events}
+    assert {"marker_recorded_event_attributes", "activity_task_completed_event_attributes"} <= kinds
+    replayer = Replayer(
+        workflows=[ExecutionWorkflow], data_converter=pydantic_data_converter, workflow_runner=WORKFLOW_RUNNER
+    )
+    await replayer.replay_workflow(history)  # raises on a non-deterministic step
+
+
+def test_a_finished_execution_replays_deterministically(tmp_path: Path, temporal_address: str) -> None:
+    ws = write_workspace(tmp_path / "ws")
+    worker = spawn_worker(ws, temporal_address)
+    try:
+        done = mixseek("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", EXECUTION_ID,
+                       "--temporal-address", temporal_address)  # fmt: skip
+    finally:
+        worker.terminate()
+        worker.wait()
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "completed"
+    asyncio.run(_replay(temporal_address))
