@@ -259,6 +259,19 @@ def test_bad_env_override_names_the_variable(runner: CliRunner, workspace: Path)
     )
 
 
+def test_env_table_that_is_not_json_names_the_variable(runner: CliRunner, workspace: Path) -> None:
+    # a table (model_limits) comes from the environment as JSON; bad JSON was a traceback
+    for args in (["config", "validate"], ["exec", "task"]):
+        result = runner.invoke(
+            app, [*args, "-w", str(workspace)], env={"MIXSEEK_ORCHESTRATOR__MODEL_LIMITS": "{gpt: 3}"}
+        )
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.splitlines()[0] == (
+            "error: env MIXSEEK_ORCHESTRATOR__MODEL_LIMITS: not valid JSON "
+            "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"
+        )
+
+
 def test_init_refuses_to_overwrite(runner: CliRunner, workspace: Path) -> None:
     before = (workspace / "configs/orchestrator.toml").read_text(encoding="utf-8")
     (workspace / "configs/orchestrator.toml").write_text(before + "\n# mine\n", encoding="utf-8")

@@ -49,9 +49,12 @@ main()
 """
 
 
-def loaded_by(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
-    """Run `mixseek ARGS` in a new process: its result, and the HEAVY packages it imported."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MIXSEEK_")}
+def loaded_by(
+    *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run `mixseek ARGS` in a new process (with `env` added to a copy of this one's environment,
+    less its MIXSEEK_ variables): its result, and the HEAVY packages it imported."""
+    env = {**{k: v for k, v in os.environ.items() if not k.upper().startswith("MIXSEEK_")}, **(env or {})}
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env, timeout=300
     )
@@ -88,6 +91,24 @@ def test_config_validate_of_a_sample_workspace_loads_no_pydantic_ai(
     assert "pydantic_ai" not in loaded
     assert "duckdb" not in loaded  # nothing of the store either
     assert "rich" not in loaded  # its lines are plain
+    # pydantic-settings loads only to read a variable that is set (MIXSEEK_ ones are cleared here)
+    assert "pydantic_settings" not in loaded
+
+
+def test_config_validate_loads_pydantic_settings_to_read_a_variable_that_is_set(
+    tmp_path: Path, runner: CliRunner
+) -> None:
+    ws = tmp_path / "ws"
+    assert runner.invoke(app, ["init", "-w", str(ws), "--model", "test"]).exit_code == 0
+    proc, loaded = loaded_by(
+        "config", "validate", "-w", str(ws), env={"MIXSEEK_ORCHESTRATOR__MAX_ROUNDS": "7"}
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "pydantic_settings" in loaded
+    # and the value is read: a bad one is reported
+    proc, _ = loaded_by("config", "validate", "-w", str(ws), env={"mixseek_orchestrator__max_rounds": "0"})
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: env MIXSEEK_ORCHESTRATOR__MAX_ROUNDS: ")
 
 
 def test_runs_list_and_show_load_neither_pydantic_ai_nor_the_write_path(

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.metric_options import check_patterns, option_problem
@@ -86,7 +85,7 @@ def _default_metrics() -> list[MetricConfig]:
 class EvaluatorSettings(MixseekSettings):
     """LLM-as-a-judge scoring: metrics run concurrently, their weighted mean is the score."""
 
-    model_config = SettingsConfigDict(env_prefix="MIXSEEK_EVALUATOR__")
+    env_prefix: ClassVar[str] = "MIXSEEK_EVALUATOR__"
 
     model: ModelRef = "openai:gpt-4o"
     temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)

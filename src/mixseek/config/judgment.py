@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field
-from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.model_ref import ModelRef
@@ -13,7 +14,7 @@ from mixseek.config.text_fields import OptionalText
 class JudgmentSettings(MixseekSettings):
     """Whether another round is worth it, asked once per team per round."""
 
-    model_config = SettingsConfigDict(env_prefix="MIXSEEK_JUDGMENT__")
+    env_prefix: ClassVar[str] = "MIXSEEK_JUDGMENT__"
 
     model: ModelRef = "openai:gpt-4o"
     temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
 
@@ -36,7 +35,7 @@ class ModelLimitConfig(BaseModel):
 class OrchestratorSettings(MixseekSettings):
     """How an execution runs its teams over rounds."""
 
-    model_config = SettingsConfigDict(env_prefix="MIXSEEK_ORCHESTRATOR__")
+    env_prefix: ClassVar[str] = "MIXSEEK_ORCHESTRATOR__"
 
     max_rounds: int = Field(default=3, ge=1, le=100)
     min_rounds: int = Field(default=1, ge=1)

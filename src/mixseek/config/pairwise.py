@@ -8,10 +8,9 @@ call settings; `orchestrator.pairwise_config` names it. Without the file the sta
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
-from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.model_ref import ModelRef
@@ -24,7 +23,7 @@ PairwiseSchedule = Literal["round_robin", "top_k", "swiss"]
 class PairwiseSettings(MixseekSettings):
     """Which pairs of best submissions a judge model compares, and how its verdicts become strengths."""
 
-    model_config = SettingsConfigDict(env_prefix="MIXSEEK_PAIRWISE__")
+    env_prefix: ClassVar[str] = "MIXSEEK_PAIRWISE__"
 
     enabled: bool = False
     model: ModelRef = "openai:gpt-4o"

@@ -7,9 +7,9 @@ Precedence (DESIGN decision 4): environment (`MIXSEEK_TEAM_USER_PROMPT`, ...) >
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from pydantic import ValidationInfo, field_validator
-from pydantic_settings import SettingsConfigDict
 
 from mixseek.config.loader import Loaded, MixseekSettings, load_section
 from mixseek.config.prompt_defaults import (
@@ -30,7 +30,7 @@ class PromptBuilderSettings(MixseekSettings):
     as seed 000 does; set them to keep long executions within a token budget.
     """
 
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX)
+    env_prefix: ClassVar[str] = ENV_PREFIX
 
     team_user_prompt: str = DEFAULT_TEAM_USER_PROMPT
     evaluator_user_prompt: str = DEFAULT_EVALUATOR_USER_PROMPT
