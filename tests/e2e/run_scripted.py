@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -43,12 +44,13 @@ from scripting import first_user_text
 
 
 class GatedModel(WrapperModel):
-    """A leader that, from round `from_round` on, waits for the file `gate` before answering."""
+    """A model that, for the requests `holds` picks, waits for the file `gate` before answering
+    (the first one held creates `gate.waiting`)."""
 
-    def __init__(self, wrapped: Model, gate: Path, from_round: int) -> None:
+    def __init__(self, wrapped: Model, gate: Path, holds: Callable[[str], bool]) -> None:
         super().__init__(wrapped)
         self.gate = gate
-        self.from_round = from_round
+        self.holds = holds
 
     async def request(
         self,
@@ -56,28 +58,7 @@ class GatedModel(WrapperModel):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        if len(ROUND_RE.findall(first_user_text(messages))) + 1 >= self.from_round:
-            self.gate.with_name(self.gate.name + ".waiting").touch()
-            while not self.gate.exists():
-                await asyncio.sleep(0.05)
-        return await super().request(messages, model_settings, model_request_parameters)
-
-
-class JudgmentGatedModel(WrapperModel):
-    """A judgment that, for one team's submissions, waits for the file `gate` before answering."""
-
-    def __init__(self, wrapped: Model, gate: Path, team: str) -> None:
-        super().__init__(wrapped)
-        self.gate = gate
-        self.team = team
-
-    async def request(
-        self,
-        messages: list[ModelMessage],
-        model_settings: ModelSettings | None,
-        model_request_parameters: ModelRequestParameters,
-    ) -> ModelResponse:
-        if f"あなたの提出内容: {self.team} answer" in first_user_text(messages):
+        if self.holds(first_user_text(messages)):
             self.gate.with_name(self.gate.name + ".waiting").touch()
             while not self.gate.exists():
                 await asyncio.sleep(0.05)
@@ -130,11 +111,17 @@ def main() -> None:
     models = world.models()
     if gate := os.environ.get("SCRIPTED_GATE"):
         from_round = int(os.environ["SCRIPTED_GATE_AT"])
+
+        def from_the_round(prompt: str) -> bool:
+            return len(ROUND_RE.findall(prompt)) + 1 >= from_round
+
         for name in [n for n in models if n.startswith("script:leader-")]:
-            models[name] = GatedModel(models[name], Path(gate), from_round)
+            models[name] = GatedModel(models[name], Path(gate), from_the_round)
     if judgment_gate := os.environ.get("SCRIPTED_JUDGMENT_GATE"):
-        team = os.environ["SCRIPTED_JUDGMENT_GATE_TEAM"]
-        models["script:judgment"] = JudgmentGatedModel(models["script:judgment"], Path(judgment_gate), team)
+        answer = f"あなたの提出内容: {os.environ['SCRIPTED_JUDGMENT_GATE_TEAM']} answer"
+        models["script:judgment"] = GatedModel(
+            models["script:judgment"], Path(judgment_gate), lambda prompt: answer in prompt
+        )
     if pids := os.environ.get("SCRIPTED_PIDS"):
         for name in [n for n in models if n.startswith("script:leader-")]:
             models[name] = PidGatedModel(models[name], Path(pids))

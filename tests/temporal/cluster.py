@@ -48,6 +48,16 @@ def spawn_worker(
     return proc
 
 
+def exec_with_worker(ws: Path, address: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`mixseek exec ARGS -w WS --temporal-address ADDRESS`, served by one scripted worker while it runs."""
+    worker = spawn_worker(ws, address)
+    try:
+        return mixseek("exec", *args, "-w", str(ws), "--temporal-address", address)
+    finally:
+        worker.terminate()
+        worker.wait()
+
+
 def stored_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
     """What an execution stored, without ids and times: equal for equal scripted outputs."""
     return {

@@ -16,7 +16,7 @@ from pathlib import Path
 from e2e.db import rows
 from e2e.scripted import write_workspace
 
-from .cluster import mixseek, spawn_worker
+from .cluster import exec_with_worker, mixseek
 from .history import events, local_activities, scheduled
 
 EXECUTION_ID = "activity-inputs-1"
@@ -40,13 +40,9 @@ def test_team_rounds_carry_their_own_history_and_no_ranking_and_judgments_stay_i
     tmp_path: Path, temporal_address: str
 ) -> None:
     ws = write_workspace(tmp_path / "ws", max_rounds=2)
-    worker = spawn_worker(ws, temporal_address)
-    try:
-        done = mixseek("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", EXECUTION_ID,
-                       "--temporal-address", temporal_address)  # fmt: skip
-    finally:
-        worker.terminate()
-        worker.wait()
+    done = exec_with_worker(
+        ws, temporal_address, "最良の回答を", "-f", "json", "--execution-id", EXECUTION_ID
+    )
     assert done.returncode == 0, done.stderr
 
     history = events(temporal_address, EXECUTION_ID)

@@ -11,7 +11,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from e2e.db import rows
 from e2e.scripted import write_workspace
 
-from .cluster import mixseek, spawn_worker, stored_rows
+from .cluster import exec_with_worker, mixseek, spawn_worker, stored_rows
 
 
 def test_temporal_with_local_dev_server_stores_the_rows_of_local(tmp_path: Path) -> None:
@@ -64,13 +64,7 @@ def test_a_long_history_goes_on_in_new_runs_and_stores_the_rows_of_local(
     # one event is "long": every round after the first starts a new run of the workflow
     ws = write_workspace(tmp_path / "ws", max_rounds=3, extra="temporal_history_events_per_run = 1")
     local_ws = write_workspace(tmp_path / "local", max_rounds=3)
-    worker = spawn_worker(ws, temporal_address)
-    try:
-        done = mixseek("exec", "最良の回答を", "-w", str(ws), "-f", "json",
-                       "--engine", "temporal", "--temporal-address", temporal_address)  # fmt: skip
-    finally:
-        worker.terminate()
-        worker.wait()
+    done = exec_with_worker(ws, temporal_address, "最良の回答を", "-f", "json", "--engine", "temporal")
     assert done.returncode == 0, done.stderr
     local = mixseek("exec", "最良の回答を", "-w", str(local_ws), "-f", "json")
     assert local.returncode == 0, local.stderr

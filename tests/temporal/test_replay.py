@@ -17,7 +17,7 @@ from mixseek.orchestrator.temporal.client import WORKFLOW_RUNNER
 from mixseek.orchestrator.temporal.messages import workflow_id
 from mixseek.orchestrator.temporal.workflow import ExecutionWorkflow
 
-from .cluster import mixseek, spawn_worker
+from .cluster import exec_with_worker
 
 EXECUTION_ID = "replay-1"
 
@@ -36,13 +36,9 @@ async def _replay(address: str) -> None:
 
 def test_a_finished_execution_replays_deterministically(tmp_path: Path, temporal_address: str) -> None:
     ws = write_workspace(tmp_path / "ws")
-    worker = spawn_worker(ws, temporal_address)
-    try:
-        done = mixseek("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", EXECUTION_ID,
-                       "--temporal-address", temporal_address)  # fmt: skip
-    finally:
-        worker.terminate()
-        worker.wait()
+    done = exec_with_worker(
+        ws, temporal_address, "最良の回答を", "-f", "json", "--execution-id", EXECUTION_ID
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "completed"
     asyncio.run(_replay(temporal_address))
