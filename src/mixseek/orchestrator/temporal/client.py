@@ -374,10 +374,11 @@ def _stored_decision(status: RoundStatusRecord | None) -> RoundDecision | None:
     """The decision an earlier process stored for a round, as the workflow records it."""
     if status is None or status.should_continue is None:
         return None
-    reason = status.exit_reason if status.exit_reason in _REASONS else "judgment"
-    return RoundDecision(
-        should_continue=status.should_continue,
-        reason=cast(Any, reason),
-        reasoning=status.judgment_reasoning,
-        confidence=status.judgment_confidence,
+    return RoundDecision.model_validate(
+        {
+            "should_continue": status.should_continue,
+            "reason": status.exit_reason if status.exit_reason in _REASONS else "judgment",
+            "reasoning": status.judgment_reasoning,
+            "confidence": status.judgment_confidence,
+        }
     )

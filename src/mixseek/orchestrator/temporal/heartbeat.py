@@ -22,9 +22,11 @@ async def heartbeating() -> AsyncIterator[None]:
         return
 
     async def beat() -> None:
+        # the first beat only after a period: each beat is a request to the server and a write
+        # of the workflow's state there, and most team rounds end before one is due
         while True:
-            activity.heartbeat()
             await asyncio.sleep(HEARTBEAT_EVERY_SECONDS)
+            activity.heartbeat()
 
     task = asyncio.create_task(beat())
     try:

@@ -53,8 +53,8 @@ STORE_TIMEOUT = timedelta(minutes=10)
 # by its heartbeat, not a clock
 FINISH_TIMEOUT = timedelta(days=1)
 STORE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3)
-# Results stored by one store activity at most (JSON bytes): an activity's input is one payload,
-# which Temporal refuses over 2 MB.
+# Results stored by one store activity at most (their JSON and compressed writes, in bytes): one
+# transaction's worth, and one payload, which Temporal refuses over 2 MB.
 STORE_BATCH_BYTES = 1_000_000
 WORK_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=5)
 # A round whose worker could not reach the governor service waits this long for a `mixseek exec`
@@ -243,7 +243,8 @@ class ExecutionWorkflow:
             async with slots:
                 ask = JudgeAsk(team_id=team_id, round_number=round_number)
                 name = f"{team_id}-r{round_number}-judgment"
-                return await self._store("store_judge", ask, name, JudgeResult)
+                # a judgment waits on a model as a team round does, and is bounded alike
+                return await self._store("store_judge", ask, name, JudgeResult, timeout=self._work_limit)
 
         decided = await asyncio.gather(*(decide(t) for t in to_decide))
         for result in decided:
@@ -254,13 +255,21 @@ class ExecutionWorkflow:
             progress[result.team_id].record_decision(round_number, result.decision)
         return ("finished", None)
 
-    async def _store(self, name: str, arg: Any, activity_id: str, result_type: type[T]) -> T:
+    async def _store(
+        self,
+        name: str,
+        arg: Any,
+        activity_id: str,
+        result_type: type[T],
+        *,
+        timeout: timedelta = STORE_TIMEOUT,
+    ) -> T:
         """Store work or a judgment, done by the process owning the workspace (this workflow's)."""
         result: T = await workflow.execute_local_activity(
             name,
             args=[] if arg is None else [arg],
             activity_id=f"store-{activity_id}",
-            start_to_close_timeout=STORE_TIMEOUT,
+            start_to_close_timeout=timeout,
             retry_policy=STORE_RETRY,
             result_type=result_type,
         )
@@ -280,6 +289,13 @@ class ExecutionWorkflow:
         return f"r{round_number}-{what}{self._batches}-{team_id}{others}"
 
     @property
+    def _work_limit(self) -> timedelta:
+        """How long a team round or a judgment may take: the round controller enforces the team
+        timeout; this only catches work that is lost."""
+        per_team = self.p.team_round_timeout_seconds
+        return timedelta(seconds=per_team + 300) if per_team else timedelta(days=1)
+
+    @property
     def _access(self) -> GovernorAccess:
         assert self._governor is not None
         return self._governor
@@ -289,9 +305,7 @@ class ExecutionWorkflow:
 
         One its workers could not ask the governor service for waits for a `mixseek exec` that
         serves it elsewhere (the one that was killed is resumed) and is run again from the start."""
-        per_team = self.p.team_round_timeout_seconds
-        # the round controller enforces the team timeout; this only catches a lost worker
-        limit = timedelta(seconds=per_team + 300) if per_team else timedelta(days=1)
+        limit = self._work_limit
         again = 0
         while True:
             try:
