@@ -22,6 +22,7 @@ from pathlib import Path
 from _sim import SimWorld
 
 from mixseek.cli.app import app
+from mixseek.cli.entry import leave
 from mixseek.llm import override_models
 
 
@@ -30,16 +31,20 @@ def main() -> None:
     world = SimWorld(latency)
     prefix = os.environ.get("MIXSEEK_BENCH_WORKER_PROFILE")
     profiler = cProfile.Profile() if prefix else None
+    code: object = 0
     try:
         with override_models(world.models()):
             if profiler is not None:
                 profiler.enable()
             app(argv, prog_name="mixseek")
+    except SystemExit as exc:
+        code = exc.code
     finally:
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(f"{prefix}-{os.getpid()}.prof")
         calls_out.write_text(json.dumps([asdict(call) for call in world.calls]))
+    leave(code)  # as `mixseek` ends
 
 
 if __name__ == "__main__":

@@ -73,6 +73,7 @@ from _bare import run_bare
 from _cluster import DevServer, Workers, concurrency_for, peak_rss_mb, thread_cpu
 from _sim import Call, SimWorld, write_workspace
 
+from mixseek.cli.entry import leave
 from mixseek.config.bundle import load_execution_config
 from mixseek.config.workspace import Workspace
 from mixseek.llm import override_models
@@ -894,7 +895,7 @@ def main(argv: list[str] | None = None) -> None:
         args.teams_one = args.team_counts[0]
         result = run_bare_child(args) if args.bare else run_child(args)
         print(RESULT_MARK + json.dumps(result), flush=True)
-        return
+        leave(0)  # as `mixseek` ends: a process that ran a Temporal client skips finalization
     configs = [
         (teams, engine, workers)
         for teams in args.team_counts

@@ -39,6 +39,7 @@ from pydantic_ai.settings import ModelSettings
 from scripted import ROUND_RE, World
 
 from mixseek.cli.app import app
+from mixseek.cli.entry import leave
 from mixseek.llm import override_models
 from scripting import first_user_text
 
@@ -128,8 +129,11 @@ def main() -> None:
     if down := os.environ.get("SCRIPTED_DOWN"):
         log = os.environ.get("SCRIPTED_DOWN_LOG")
         models[f"script:leader-{down}"] = down_model(down, Path(log) if log else None)
-    with override_models(models):
-        app(sys.argv[1:], prog_name="mixseek")
+    try:
+        with override_models(models):
+            app(sys.argv[1:], prog_name="mixseek")
+    except SystemExit as exc:
+        leave(exc.code)  # as `mixseek` ends
 
 
 if __name__ == "__main__":

@@ -7,11 +7,13 @@ line instead of a traceback.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import NoReturn
 
 from mixseek.cli.interrupts import run_guarded
 
-__all__ = ["main", "run_guarded"]
+__all__ = ["leave", "main", "run_guarded"]
 
 
 def _cli() -> None:
@@ -22,4 +24,30 @@ def _cli() -> None:
 
 def main() -> NoReturn:
     """The `mixseek` command."""
-    run_guarded(_cli)
+    try:
+        run_guarded(_cli)
+    except SystemExit as exc:
+        leave(exc.code)
+
+
+def leave(code: object) -> NoReturn:
+    """Exit with `code` (as `SystemExit(code)` would).
+
+    A process that started the Temporal SDK's runtime (`exec --engine temporal`, `worker`) ends
+    without the interpreter's finalization, once its output is flushed: the runtime's threads may
+    call into Python while it shuts down, which aborts the process with SIGABRT after its work and
+    output were done (temporalio/sdk-python#300)."""
+    runtime = sys.modules.get("mixseek.orchestrator.temporal.sdk_runtime")
+    if runtime is None or not runtime.started():
+        raise SystemExit(code)
+    import logging
+
+    if code is None or isinstance(code, int):
+        status = code or 0
+    else:
+        sys.stderr.write(f"{code}\n")
+        status = 1
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

@@ -21,6 +21,7 @@ from types import TracebackType
 
 from mixseek.config.workspace import Workspace
 from mixseek.errors import InputError, RuntimeFailure
+from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 
 READY_SECONDS = 120.0  # a loaded machine may take long to start the server; it fails fast otherwise
 STOP_SECONDS = 20.0
@@ -137,7 +138,7 @@ class LocalCluster(AbstractContextManager["LocalCluster"]):
                     f"{self.workspace.logs / 'temporal-server.log'}"
                 )
             try:
-                asyncio.run(Client.connect(self.address))
+                asyncio.run(Client.connect(self.address, runtime=sdk_runtime()))
                 return
             except Exception:
                 if time.monotonic() > deadline:

@@ -16,6 +16,12 @@ from temporalio.runtime import LoggingConfig, Runtime, TelemetryConfig, Telemetr
 
 @cache
 def sdk_runtime() -> Runtime:
-    """One runtime per process, made on first use (a runtime owns threads of its own)."""
+    """One runtime per process, made on first use (a runtime owns threads of its own); every
+    Temporal client mixseek makes uses it."""
     quiet = LoggingConfig(filter=TelemetryFilter(core_level="ERROR", other_level="ERROR"))
     return Runtime(telemetry=TelemetryConfig(logging=quiet))
+
+
+def started() -> bool:
+    """Whether this process started the runtime's threads (`cli.entry.leave` asks)."""
+    return sdk_runtime.cache_info().currsize > 0
