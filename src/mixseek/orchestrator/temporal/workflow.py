@@ -47,7 +47,8 @@ from mixseek.round_controller.models import RoundOutcome, RoundSnapshot
 # A worker that stops beating for this long is taken for dead: its team round goes to another.
 HEARTBEAT_TIMEOUT = timedelta(seconds=15)
 # Store work and judgments run in the `mixseek exec` process with the workflow: when it is away
-# (killed, then resumed) the workflow waits for it, and they run again there.
+# (killed, then resumed) the workflow waits for it, and they run again there. This bounds one
+# store operation; a judgment is bounded like a team round.
 STORE_TIMEOUT = timedelta(minutes=10)
 # finishing may run the pairwise stage (many judge calls): an activity of the store queue, bounded
 # by its heartbeat, not a clock
@@ -58,8 +59,8 @@ STORE_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempt
 STORE_BATCH_BYTES = 1_000_000
 WORK_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=5)
 # A round whose worker could not reach the governor service waits this long for a `mixseek exec`
-# that serves it elsewhere (a resumed one) before the execution fails, as long as store work waits.
-GOVERNOR_WAIT = STORE_TIMEOUT
+# that serves it elsewhere (a resumed one) before the execution fails.
+GOVERNOR_WAIT = timedelta(minutes=10)
 GOVERNOR_SIGNAL = "governor"
 
 Stop = tuple[str, str | None]
@@ -224,9 +225,7 @@ class ExecutionWorkflow:
                         governor=self._access,
                         reference=self.p.reference,
                     )
-                    result = await self._work(
-                        "team_round", work, f"{team_id}-r{round_number}", TeamRoundResult
-                    )
+                    result = await self._play(work, f"{team_id}-r{round_number}")
                     await self._saves.put(result)
                     return result.outcome
 
@@ -278,15 +277,12 @@ class ExecutionWorkflow:
     async def _save_team_rounds(self, results: list[TeamRoundResult]) -> None:
         """One batch of team results, stored in one transaction by the store's activity."""
         outcome = results[0].outcome
-        name = self._batch_name("save", outcome.round_number, outcome.team_id, len(results))
-        await self._store("store_record_team_rounds", results, name, type(None))
-
-    def _batch_name(self, what: str, round_number: int, team_id: str, count: int) -> str:
-        """A batch's activity id: its round, its number in this run, its first team and how many
-        others follow, e.g. `r2-save7-alpha+12`."""
+        # its round, its number in this run, its first team and how many others follow, e.g.
+        # `r2-save7-alpha+12`
         self._batches += 1
-        others = f"+{count - 1}" if count > 1 else ""
-        return f"r{round_number}-{what}{self._batches}-{team_id}{others}"
+        others = f"+{len(results) - 1}" if len(results) > 1 else ""
+        name = f"r{outcome.round_number}-save{self._batches}-{outcome.team_id}{others}"
+        await self._store("store_record_team_rounds", results, name, type(None))
 
     @property
     def _work_limit(self) -> timedelta:
@@ -300,7 +296,7 @@ class ExecutionWorkflow:
         assert self._governor is not None
         return self._governor
 
-    async def _work(self, name: str, arg: TeamRoundInput, activity_id: str, result_type: type[T]) -> T:
+    async def _play(self, work: TeamRoundInput, activity_id: str) -> TeamRoundResult:
         """A team round, on any worker with this configuration.
 
         One its workers could not ask the governor service for waits for a `mixseek exec` that
@@ -309,15 +305,15 @@ class ExecutionWorkflow:
         again = 0
         while True:
             try:
-                result: T = await workflow.execute_activity(
-                    name,
-                    arg,
+                result: TeamRoundResult = await workflow.execute_activity(
+                    "team_round",
+                    work,
                     task_queue=team_queue(self.p.config_hash),
                     activity_id=f"{activity_id}-again{again}" if again else activity_id,
                     start_to_close_timeout=limit,
                     heartbeat_timeout=HEARTBEAT_TIMEOUT,
                     retry_policy=WORK_RETRY,
-                    result_type=result_type,
+                    result_type=TeamRoundResult,
                 )
                 return result
             except ActivityError as exc:
@@ -325,10 +321,10 @@ class ExecutionWorkflow:
                 if not (isinstance(cause, ApplicationError) and cause.type == GOVERNOR_UNREACHABLE):
                     raise
                 try:
-                    await workflow.wait_condition(_changed(self, arg.governor), timeout=GOVERNOR_WAIT)
+                    await workflow.wait_condition(_changed(self, work.governor), timeout=GOVERNOR_WAIT)
                 except TimeoutError:
                     raise exc from None
-                arg = arg.model_copy(update={"governor": self._access})
+                work = work.model_copy(update={"governor": self._access})
                 again += 1
 
 
