@@ -25,6 +25,7 @@ from typing import Any
 from _sim import Call
 
 from mixseek.orchestrator.temporal.cluster import free_port, temporal_binary
+from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 
 READY_SECONDS = 180.0  # readiness, not speed: a loaded 2-core machine may take long
 STOP_SECONDS = 60.0
@@ -89,7 +90,7 @@ class DevServer:
             if self.proc.poll() is not None:
                 raise SystemExit(f"temporal dev server exited; see {self.state / 'server.log'}")
             try:
-                asyncio.run(Client.connect(self.address))
+                asyncio.run(Client.connect(self.address, runtime=sdk_runtime()))
                 return self
             except Exception:
                 if time.monotonic() > deadline:

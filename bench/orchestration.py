@@ -408,8 +408,9 @@ async def _history_size(address: str, execution_id: str) -> dict[str, int]:
     from temporalio.client import Client
 
     from mixseek.orchestrator.temporal.messages import workflow_id
+    from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 
-    client = await Client.connect(address)
+    client = await Client.connect(address, runtime=sdk_runtime())
     wid = workflow_id(execution_id)
     sizes: list[tuple[int, int]] = []
     async for run in client.list_workflows(f"WorkflowId = '{wid}'"):
@@ -943,3 +944,4 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+    leave(0)  # as `mixseek` ends: the parent ran Temporal clients too (the dev server's readiness)
