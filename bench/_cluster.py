@@ -25,7 +25,6 @@ from typing import Any
 from _sim import Call
 
 from mixseek.orchestrator.temporal.cluster import free_port, temporal_binary
-from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 
 READY_SECONDS = 180.0  # readiness, not speed: a loaded 2-core machine may take long
 STOP_SECONDS = 60.0
@@ -77,6 +76,8 @@ class DevServer:
 
     def __enter__(self) -> DevServer:
         from temporalio.client import Client
+
+        from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 
         self.state.mkdir(parents=True, exist_ok=True)
         argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port",

@@ -7,7 +7,7 @@ Every model string `sim:<role>` resolves to the fixed-latency `FunctionModel` of
 worker runs). When the worker stops (SIGTERM) it writes the calls it made, with their team, round
 and `time.perf_counter` times (CLOCK_MONOTONIC: comparable with the exec process's), to CALLS_JSON.
 With MIXSEEK_BENCH_WORKER_PROFILE=PREFIX set it also writes cProfile stats of its event-loop
-thread to PREFIX-<pid>.prof.
+thread's CPU time (not its waits) to PREFIX-<pid>.prof.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import cProfile
 import json
 import os
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def main() -> None:
     latency, calls_out, argv = float(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:]
     world = SimWorld(latency)
     prefix = os.environ.get("MIXSEEK_BENCH_WORKER_PROFILE")
-    profiler = cProfile.Profile() if prefix else None
+    profiler = cProfile.Profile(time.thread_time) if prefix else None  # CPU, not waits
     code: object = 0
     try:
         with override_models(world.models()):

@@ -21,7 +21,6 @@ from types import TracebackType
 
 from mixseek.config.workspace import Workspace
 from mixseek.errors import InputError, RuntimeFailure
-from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 
 READY_SECONDS = 120.0  # a loaded machine may take long to start the server; it fails fast otherwise
 STOP_SECONDS = 20.0
@@ -129,6 +128,8 @@ class LocalCluster(AbstractContextManager["LocalCluster"]):
 
     def _wait_ready(self, server: subprocess.Popen[bytes]) -> None:
         from temporalio.client import Client
+
+        from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 
         deadline = time.monotonic() + READY_SECONDS
         while True:
