@@ -210,7 +210,7 @@ def test_the_graph_is_drawn() -> None:
     """A guard against a parser that finds nothing: known edges must be there."""
     edges = {(imp.importer, imp.imported) for imp in all_imports()}
     assert ("mixseek.round_controller.controller", "mixseek.prompt_builder.models") in edges
-    assert ("mixseek.cli.app", "mixseek.cli.exec_cmd") in edges
+    assert ("mixseek.cli.exec_cmd", "mixseek.cli.engine_options") in edges
 
 
 def test_no_upward_import() -> None:

@@ -1,26 +1,115 @@
-"""The `mixseek` command."""
+"""The `mixseek` command.
+
+Its commands load when they are used: the root group knows each one's name and how to import it,
+and Typer converts a command to Click's (reading its signature and building each option's
+validator) only when it runs or its help is shown. `mixseek runs list` imports and converts the
+`runs` group alone; `mixseek --help`, which lists every command with its help, loads them all.
+"""
 
 from __future__ import annotations
 
-import typer
+import functools
+import importlib
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
 
-from mixseek.cli.bench_cmd import bench_command
-from mixseek.cli.config_cmd import config_app
+import typer
+import typer.main
+from typer.core import TyperGroup
+
 from mixseek.cli.console import silence_library_banners
-from mixseek.cli.doctor_cmd import doctor_command
-from mixseek.cli.evaluate_cmd import evaluate_command
-from mixseek.cli.exec_cmd import exec_command
-from mixseek.cli.init_cmd import init_command
-from mixseek.cli.judges_cmd import judges_app
-from mixseek.cli.migrate_cmd import migrate_command
 from mixseek.cli.options import VersionOption
-from mixseek.cli.runs_cmd import runs_app
-from mixseek.cli.team_cmd import member_command, team_command
-from mixseek.cli.ui_cmd import ui_command
-from mixseek.cli.worker_cmd import worker_command
+
+if TYPE_CHECKING:
+    from typer._click import Command, Context
+
+Registered = typer.Typer | Callable[..., None]
+"""What a module defines: a group of commands (a `typer.Typer`) or one command's function."""
+
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("mixseek.cli.init_cmd", "init_command"),
+    "exec": ("mixseek.cli.exec_cmd", "exec_command"),
+    "bench": ("mixseek.cli.bench_cmd", "bench_command"),
+    "team": ("mixseek.cli.team_cmd", "team_command"),
+    "member": ("mixseek.cli.team_cmd", "member_command"),
+    "evaluate": ("mixseek.cli.evaluate_cmd", "evaluate_command"),
+    "ui": ("mixseek.cli.ui_cmd", "ui_command"),
+    "worker": ("mixseek.cli.worker_cmd", "worker_command"),
+    "doctor": ("mixseek.cli.doctor_cmd", "doctor_command"),
+    "migrate": ("mixseek.cli.migrate_cmd", "migrate_command"),
+    "config": ("mixseek.cli.config_cmd", "config_app"),
+    "runs": ("mixseek.cli.runs_cmd", "runs_app"),
+    "judges": ("mixseek.cli.judges_cmd", "judges_app"),
+}
+"""Every command and group of `mixseek` (module, name in it), in the order `mixseek --help` lists
+them (Typer's: the commands first, then the groups)."""
+
+
+def _convert(name: str, where: tuple[str, str]) -> Command:
+    """The command `where` names, imported, as a Click command named `name`: converted as Typer
+    converts what `app.command(name)` or `app.add_typer(..., name=name)` registered, with `app`'s
+    settings."""
+    module, attribute = where
+    registered: Registered = getattr(importlib.import_module(module), attribute)
+    holder = typer.Typer(
+        add_completion=False,
+        pretty_exceptions_short=app.pretty_exceptions_short,
+        rich_markup_mode=app.rich_markup_mode,
+        suggest_commands=app.suggest_commands,
+    )
+    if isinstance(registered, typer.Typer):
+        holder.add_typer(registered, name=name)
+    else:
+        holder.command(name)(registered)
+    return typer.main.get_group(holder).commands[name]
+
+
+class _OnUse(MutableMapping[str, "Command"]):
+    """A group's commands by name, each one converted the first time it is looked up."""
+
+    def __init__(self, loaders: dict[str, Callable[[], Command]]) -> None:
+        self._loaders = loaders
+        self._converted: dict[str, Command] = {}
+
+    def __getitem__(self, name: str) -> Command:
+        if name not in self._converted:
+            self._converted[name] = self._loaders[name]()
+        return self._converted[name]
+
+    def __setitem__(self, name: str, command: Command) -> None:
+        self._loaders[name] = lambda: command
+        self._converted[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._loaders[name]
+        self._converted.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaders)
+
+    def __len__(self) -> int:
+        return len(self._loaders)
+
+
+class _MixseekGroup(TyperGroup):
+    """The root group: its commands (`COMMANDS`) are loaded and converted on use."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        registered = dict(self.commands)  # any registered on `app` itself come after
+        self.commands = _OnUse(
+            {name: functools.partial(_convert, name, where) for name, where in COMMANDS.items()}
+        )
+        self.commands.update(registered)
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        return list(self.commands)  # the names alone: Typer's own list converts every command
+
 
 app = typer.Typer(
     name="mixseek",
+    cls=_MixseekGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -31,21 +120,6 @@ app = typer.Typer(
 @app.callback()
 def _options(version: VersionOption = False) -> None:
     silence_library_banners()
-
-
-app.command("init")(init_command)
-app.add_typer(config_app, name="config")
-app.command("exec")(exec_command)
-app.command("bench")(bench_command)
-app.command("team")(team_command)
-app.command("member")(member_command)
-app.command("evaluate")(evaluate_command)
-app.add_typer(runs_app, name="runs")
-app.add_typer(judges_app, name="judges")
-app.command("ui")(ui_command)
-app.command("worker")(worker_command)
-app.command("doctor")(doctor_command)
-app.command("migrate")(migrate_command)
 
 
 def main() -> None:

@@ -25,7 +25,8 @@ from mixseek.errors import InputError
 from mixseek.text_safety import strip_controls
 
 if TYPE_CHECKING:
-    from mixseek.storage.views import ExecutionOverview, ExecutionView
+    from mixseek.storage.overview import ExecutionOverview
+    from mixseek.storage.views import ExecutionView
 
 runs_app = typer.Typer(no_args_is_help=True, help="List, inspect and export stored executions.")
 
@@ -62,8 +63,8 @@ def _view(command: str, db: Path, execution_id: str) -> ExecutionView:
 
 
 def _list(db: Path, limit: int) -> list[ExecutionOverview]:
+    from mixseek.storage.listing import list_overviews
     from mixseek.storage.quick_read import read_once
-    from mixseek.storage.read_model import list_overviews
 
     return read_once(db, lambda conn: list_overviews(conn, limit))
 
@@ -92,7 +93,7 @@ def runs_list(
     elif not entries:
         typer.echo(f"no executions yet in {db.parent} (run 'mixseek exec')")
     else:
-        from mixseek.cli.runs_text import list_lines
+        from mixseek.cli.text_layout import list_lines
 
         _echo([*list_lines(entries), *resume_hints(entries, workspace)])
 

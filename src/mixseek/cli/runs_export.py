@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mixseek.cli.text_layout import score_text
 from mixseek.report import pairwise as pairwise_rows
 from mixseek.report.agreement import AGREEMENT_HEADER, agreement_rows, flagged_lines
 from mixseek.report.content import without_controls
@@ -37,10 +38,6 @@ def cell(value: object) -> str:
     """A Markdown table cell: pipes escaped, line breaks kept as <br>."""
     text = "" if value is None else str(value)
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "\n").replace("\n", "<br>")
-
-
-def score_text(value: object) -> str:
-    return f"{value:.2f}" if isinstance(value, int | float) and not isinstance(value, bool) else "-"
 
 
 def judgment_text(judgment: RoundJudgment) -> str:

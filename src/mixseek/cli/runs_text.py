@@ -1,74 +1,27 @@
-"""The plain-text layout of stored executions: `runs list` and `runs show` (text)."""
+"""The plain-text layout of one stored execution: `runs show` (text). `runs list`'s table is in
+`text_layout`."""
 
 from __future__ import annotations
-
-from datetime import datetime
-
-from rich.cells import cell_len
 
 from mixseek.cli.runs_export import (
     judgment_text,
     leaderboard_rows,
     metric_rows,
     one_line,
-    score_text,
     steps_text,
     stop_text,
     team_heading,
     usage_text,
 )
+from mixseek.cli.text_layout import columns, score_text, when
 from mixseek.report import pairwise as pairwise_rows
 from mixseek.report.agreement import AGREEMENT_HEADER, AGREEMENT_TITLE, agreement_rows, flagged_lines
 from mixseek.report.content import without_controls
 from mixseek.storage.pairwise_views import PairwiseView
-from mixseek.storage.views import ExecutionOverview, ExecutionView, TeamView
+from mixseek.storage.views import ExecutionView, TeamView
 
 SHOWN_COMPARISONS = 30
 """`runs show` lists the pairwise comparisons up to this many; `runs export` always lists them all."""
-
-
-def columns(rows: list[list[str]], indent: str = "") -> list[str]:
-    """Rows as left-aligned columns two spaces apart (by display width), no trailing blanks."""
-    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(rows[0]))] if rows else []
-    return [
-        indent
-        + "  ".join(
-            value + " " * (widths[i] - cell_len(value)) if i < len(row) - 1 else value
-            for i, value in enumerate(row)
-        )
-        for row in rows
-    ]
-
-
-def _when(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M:%S") if value is not None else "-"
-
-
-def list_lines(entries: list[ExecutionOverview]) -> list[str]:
-    header = [
-        "execution",
-        "status",
-        "started (UTC)",
-        "duration",
-        "best team",
-        "best score",
-        "rounds",
-        "tokens",
-    ]
-    rows = [
-        [
-            e.execution_id,
-            e.status,
-            _when(e.started_at),
-            f"{e.duration_seconds:.1f} s",
-            e.best_team or "-",
-            score_text(e.best_score),
-            str(e.rounds_run),
-            str(e.total_tokens),
-        ]
-        for e in entries
-    ]
-    return columns([header, *rows])
 
 
 def _team_lines(team: TeamView) -> list[str]:
@@ -118,7 +71,7 @@ def show_lines(view: ExecutionView) -> list[str]:
         f"execution {view.execution_id}: {view.status}{stop_text(view)}",
         f"prompt: {prompt_lines[0]}",
         *(f"  {line}" for line in prompt_lines[1:]),
-        f"started {_when(view.started_at)} UTC, duration {view.duration_seconds:.1f} s, "
+        f"started {when(view.started_at)} UTC, duration {view.duration_seconds:.1f} s, "
         f"{view.rounds_run} round(s)",
         "",
         "leaderboard",

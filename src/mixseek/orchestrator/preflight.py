@@ -8,11 +8,9 @@ not a failure of every team in round 1.
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 from collections.abc import Iterable
 
-from mixseek.agents.member.code_exec_checks import sandbox_problems
 from mixseek.agents.member.registry import member_problems
 from mixseek.config.bundle import ExecutionConfig, FunctionSite
 from mixseek.errors import ConfigError, MissingCredentialsError, MixseekError
@@ -61,7 +59,12 @@ def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
     problems.extend(function_problems(config.function_sites()))
     problems.extend(member_problems(config))
     problems.extend(metric_problems(config))
-    problems.extend(sandbox_problems(config))
+    if any(agent.config.agent_type == "code-exec" for entry in config.teams for agent in entry.agents()):
+        # the sandbox checks load the code-exec tool and asyncio: a config without such a member
+        # (the sample workspace's) is checked without them
+        from mixseek.agents.member.code_exec_checks import sandbox_problems
+
+        problems.extend(sandbox_problems(config))
     return problems
 
 
@@ -110,6 +113,8 @@ async def preflight(config: ExecutionConfig) -> list[str]:
     except OSError as exc:
         problems.append(f"{workspace.root}: workspace is not writable: {exc.strerror or exc}")
         return problems
+    import asyncio
+
     from mixseek.storage.health import check_store
 
     try:

@@ -13,7 +13,7 @@ from pydantic import ConfigDict, TypeAdapter
 import mixseek.storage._sql as sql
 from mixseek.storage.lease import owner_alive
 from mixseek.storage.models import ExecutionLease, ExecutionRecord, LeaderBoardRow, RoundStatusRecord
-from mixseek.storage.views import RankingEntry
+from mixseek.storage.overview import RankingEntry
 
 Conn = duckdb.DuckDBPyConnection
 

@@ -52,6 +52,7 @@ from mixseek.storage._round_writes import (
 from mixseek.storage._write_queue import WriteKind, WriteQueue
 from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner
+from mixseek.storage.listing import list_overviews
 from mixseek.storage.models import (
     ExecutionLease,
     ExecutionRecord,
@@ -64,7 +65,6 @@ from mixseek.storage.models import (
 )
 from mixseek.storage.pairwise_views import PairwiseComparison, PairwiseStanding
 from mixseek.storage.read_model import (
-    list_overviews,
     read_execution,
     read_execution_outline,
     read_outline_since,

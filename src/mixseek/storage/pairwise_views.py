@@ -20,7 +20,8 @@ error left comparisons out; nothing to compare (fewer than two teams); interrupt
 
 
 class _PairwiseView(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # built on first use, as `storage.views`: `runs list` reads none of them
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
 
 class PairwiseComparison(_PairwiseView):

@@ -8,37 +8,34 @@ A finished execution's summary supplies what only the orchestrator knew
 (the stop reason, each team's end, the degraded reasons). A running one
 (no summary yet, or a stale one after `exec --resume`) gets the same
 fields derived from the rows written so far: this module is the one place
-that decides how.
+that decides how, with `storage.listing` for a listing's overviews (apart so
+that `mixseek runs list` loads neither this module nor most of the views).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol
 
 import duckdb
-from pydantic import ValidationError
 
 import mixseek.storage._rows as rows
 import mixseek.storage._sql as sql
 from mixseek.storage._pairwise import read_pairwise
 from mixseek.storage.agreement import disagreement_threshold, panel_agreement
+from mixseek.storage.listing import elapsed_seconds, in_snapshot, stored_summary
 from mixseek.storage.models import ExecutionRecord, ExecutionStatus
 from mixseek.storage.views import (
     BestSubmission,
-    ExecutionOverview,
     ExecutionProgress,
     ExecutionView,
     RankingEntry,
-    StoredSummary,
     UsageTotals,
 )
 
 Conn = duckdb.DuckDBPyConnection
-T = TypeVar("T")
 Key = tuple[str, int]  # (team_id, round_number)
 
 
@@ -68,33 +65,7 @@ class StatusRow(Protocol):
     def error_message(self) -> str | None: ...
 
 
-def in_snapshot(conn: Conn, read: Callable[[Conn], T]) -> T:
-    """Run `read` in a read transaction: every query it makes sees the same committed state."""
-    conn.begin()
-    try:
-        return read(conn)
-    finally:
-        conn.rollback()
-
-
 # -- deciding what a record says ---------------------------------------------------------
-
-
-def stored_summary(record: ExecutionRecord) -> StoredSummary | None:
-    """The summary, if it can be trusted: there is one, in a form this version reads, and the
-    execution was not resumed since. Without it, the rows tell what they can."""
-    if record.summary is None or record.status == "running":
-        return None
-    try:
-        return StoredSummary.model_validate(record.summary)
-    except ValidationError:
-        return None
-
-
-def elapsed_seconds(record: ExecutionRecord) -> float:
-    """From start to end, or to now while the execution runs."""
-    end = record.ended_at if record.ended_at is not None else rows.now()
-    return round(max((end - record.started_at).total_seconds(), 0.0), 3)
 
 
 def usage_totals(row: Mapping[str, Any]) -> UsageTotals:
@@ -483,80 +454,5 @@ def read_outline_since(
             return None
         progress = _progress(conn, record)
         return progress, None if progress == known else _outline(conn, record)
-
-    return in_snapshot(conn, read)
-
-
-def _team_count(record: ExecutionRecord, summary: StoredSummary | None, started: int) -> int:
-    """The teams of the execution's config snapshot; without one (an imported history), the
-    summary's teams or those that started a round."""
-    teams = record.config.get("teams")
-    if isinstance(teams, Mapping) and teams:
-        return len(teams)
-    return len(summary.teams) if summary is not None and summary.teams else started
-
-
-@dataclass(frozen=True)
-class _Live:
-    """What the rows so far say of an execution without a trusted summary."""
-
-    leader: tuple[str, float, str] | None = None  # team id, best score, team name
-    last_round: int = 0
-    tokens: int = 0
-    cost: float | None = None
-    teams_started: int = 0
-
-
-def _overview(record: ExecutionRecord, summary: StoredSummary | None, live: _Live) -> ExecutionOverview:
-    """A listing line: from the trusted `summary` if there is one, else from the rows so far."""
-    if summary is not None:
-        best = (summary.best.team_id, summary.best.score, summary.best.team_name) if summary.best else None
-        rounds_run, tokens, cost, duration = (
-            summary.rounds_run,
-            summary.usage.total_tokens,
-            summary.usage.cost,
-            summary.duration_seconds,
-        )
-    else:
-        best, rounds_run, tokens, cost = live.leader, live.last_round, live.tokens, live.cost
-        duration = elapsed_seconds(record)
-    return ExecutionOverview(
-        execution_id=record.execution_id,
-        status=record.status,
-        user_prompt=record.user_prompt,
-        started_at=record.started_at,
-        duration_seconds=duration,
-        best_team=best[0] if best else None,
-        best_score=best[1] if best else None,
-        rounds_run=rounds_run,
-        total_tokens=tokens,
-        best_team_name=best[2] if best else None,
-        team_count=_team_count(record, summary, live.teams_started),
-        cost=cost,
-    )
-
-
-def list_overviews(conn: Conn, limit: int) -> list[ExecutionOverview]:
-    """The `limit` most recently started executions, newest first; the ones without a
-    trusted summary get their figures in one query per table for all of them."""
-
-    def read(conn: Conn) -> list[ExecutionOverview]:
-        query = f"{sql.EXECUTIONS_WITH_OWNER} ORDER BY e.started_at DESC, e.execution_id DESC LIMIT ?"
-        records = [rows.execution(row) for row in rows.dicts(conn, query, [limit])]
-        summaries = {r.execution_id: stored_summary(r) for r in records}
-        ids = [eid for eid, summary in summaries.items() if summary is None]
-        live: dict[str, dict[str, Any]] = {eid: {} for eid in ids}
-        if ids:
-            for eid, team_id, score, name in conn.execute(sql.LISTED_LEADERS, [ids]).fetchall():
-                live[eid]["leader"] = (team_id, float(score), name)
-            for eid, n in conn.execute(sql.LISTED_LAST_ROUNDS, [ids]).fetchall():
-                live[eid]["last_round"] = int(n)
-            for eid, n, cost in conn.execute(sql.LISTED_TOKENS, [ids]).fetchall():
-                live[eid].update(tokens=int(n), cost=float(cost) if cost is not None else None)
-            for eid, n in conn.execute(sql.LISTED_TEAM_COUNTS, [ids]).fetchall():
-                live[eid]["teams_started"] = int(n)
-        return [
-            _overview(r, summaries[r.execution_id], _Live(**live.get(r.execution_id, {}))) for r in records
-        ]
 
     return in_snapshot(conn, read)

@@ -9,19 +9,20 @@ ranking entry dict of the seeds (`{"team_id", "team_name", "max_score",
 
 The types are lenient where stored data may come from elsewhere (an imported
 history, an older summary): unknown keys are ignored, missing ones default.
+Those a listing needs (`ExecutionOverview`, `StoredSummary` and their parts) are
+defined in `storage.overview` and re-exported here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Annotated, Any, Literal, cast
+from typing import Any, Literal, cast
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    PlainSerializer,
     SerializerFunctionWrapHandler,
     ValidationError,
     ValidatorFunctionWrapHandler,
@@ -29,115 +30,24 @@ from pydantic import (
     model_validator,
 )
 
-from mixseek.storage.models import ExecutionStatus, LeaderBoardRow, RoundStatusValue, StopReason
+from mixseek.storage.models import ExecutionStatus, RoundStatusValue, StopReason
+from mixseek.storage.overview import BestSubmission as BestSubmission
+from mixseek.storage.overview import ExecutionOverview as ExecutionOverview
+from mixseek.storage.overview import IsoTime as IsoTime
+from mixseek.storage.overview import RankingEntry as RankingEntry
+from mixseek.storage.overview import StoredSummary as StoredSummary
+from mixseek.storage.overview import TeamStanding as TeamStanding
+from mixseek.storage.overview import TeamStatus as TeamStatus
+from mixseek.storage.overview import UsageTotals as UsageTotals
+from mixseek.storage.overview import View
 from mixseek.storage.pairwise_views import PairwiseView
-
-IsoTime = Annotated[
-    datetime, PlainSerializer(lambda value: value.isoformat(), return_type=str, when_used="json")
-]
-"""A time that JSON shows as `datetime.isoformat()` gives it (`+00:00`, as `runs` always printed)."""
-
-TeamStatus = Literal["completed", "failed", "stopped", "running", "interrupted", "partial_failure"]
-"""A team's standing: its own end (completed, failed, or stopped by a judgment while the
-execution goes on) or, while nothing ended it, the execution's status."""
-
 
 TeamKind = Literal["selective", "broadcast", "workflow"]
 """How a team writes a round's submission: a leader calling the members it chooses, a leader after
 every member answered, or a workflow's steps."""
 
 
-class _View(BaseModel):
-    # built on first use: `runs list` validates only overviews, not the whole read model
-    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
-
-
-class RankingEntry(_View):
-    """One team on the leaderboard (DESIGN decision 6); a ranking lists them best first."""
-
-    team_id: str
-    team_name: str
-    max_score: float
-    total_rounds: int
-
-
-class UsageTotals(_View):
-    """Summed model usage; `cost` (USD) only where the prices of every model were known."""
-
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float | None = None
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    @model_serializer(mode="wrap")
-    def _unknown_cost_left_out(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # the stored and printed form has no "cost" key when no cost is known
-        data: dict[str, Any] = handler(self)
-        if self.cost is None:
-            data.pop("cost", None)
-        return data
-
-
-class BestSubmission(_View):
-    """The winning round: the top-ranked team's best round."""
-
-    team_id: str
-    team_name: str
-    round_number: int
-    score: float
-    content: str
-
-    @classmethod
-    def from_board(
-        cls, ranking: Sequence[RankingEntry], rows: Sequence[LeaderBoardRow]
-    ) -> BestSubmission | None:
-        """The ranking's top team's best round (its best score, the later round on a tie)."""
-        if not ranking:
-            return None
-        candidates = [r for r in rows if r.team_id == ranking[0].team_id]
-        if not candidates:
-            return None
-        row = max(candidates, key=lambda r: (r.evaluation_score, r.round_number))
-        return cls(
-            team_id=row.team_id,
-            team_name=row.team_name,
-            round_number=row.round_number,
-            score=row.evaluation_score,
-            content=row.submission_content,
-        )
-
-
-class TeamStanding(_View):
-    """How a team stands in (or ended) an execution."""
-
-    team_id: str
-    team_name: str
-    status: TeamStatus
-    rounds_completed: int = 0
-    best_round: int | None = None
-    best_score: float | None = None
-    exit_reason: str | None = None
-    error: str | None = None
-
-
-class StoredSummary(_View):
-    """What a finished execution's stored summary says that the rows alone do not."""
-
-    stop_reason: StopReason | None = None
-    stop_detail: str | None = None
-    degraded_reasons: list[str] = Field(default_factory=list)
-    best: BestSubmission | None = None
-    teams: list[TeamStanding] = Field(default_factory=list)
-    rounds_run: int = 0
-    usage: UsageTotals = Field(default_factory=UsageTotals)
-    duration_seconds: float = 0.0
-
-
-class JudgeScore(_View):
+class JudgeScore(View):
     """One judge of a panel metric on one round: its score and comment, or why it has none."""
 
     model: str
@@ -146,7 +56,7 @@ class JudgeScore(_View):
     error: str | None = None
 
 
-class MetricScore(_View):
+class MetricScore(View):
     """One metric's score of a round, with the evaluator's comment; a judge panel's metric also
     lists each judge (`judges`) and how their scores were combined (`aggregate`)."""
 
@@ -165,7 +75,7 @@ class MetricScore(_View):
         return data
 
 
-class FlaggedSubmission(_View):
+class FlaggedSubmission(View):
     """A round whose judges were further apart than the disagreement threshold."""
 
     team_id: str
@@ -174,7 +84,7 @@ class FlaggedSubmission(_View):
     scores: list[float | None] = Field(description="each judge's score, in the order of the panel's judges")
 
 
-class MetricAgreement(_View):
+class MetricAgreement(View):
     """How far a panel metric's judges agreed over an execution's submissions."""
 
     judges: list[str] = Field(description="the judge models, in panel order")
@@ -187,7 +97,7 @@ class MetricAgreement(_View):
     flagged: list[FlaggedSubmission] = Field(default_factory=list)
 
 
-class RoundJudgment(_View):
+class RoundJudgment(View):
     """The decision after a round: a judgment (`reasoning`, `confidence`) or a rule
     (`exit_reason` min_rounds/max_rounds); all None while undecided."""
 
@@ -240,7 +150,7 @@ class MemberAnswer(BaseModel):
         return {key: value for key, value in data.items() if key in stored}
 
 
-class MemberCounts(_View):
+class MemberCounts(View):
     total: int = 0
     succeeded: int = 0
     failed: int = 0
@@ -251,7 +161,7 @@ class MemberCounts(_View):
         return cls(total=len(answers), succeeded=succeeded, failed=len(answers) - succeeded)
 
 
-class RoundView(_View):
+class RoundView(View):
     """One team's round: its state, score per metric, judgment, members, and submission."""
 
     round_number: int
@@ -275,7 +185,7 @@ ROUND_DETAIL_FIELDS = frozenset({"submission", "submission_format", "member_subm
 """RoundView fields that only a full export prints (`runs show` leaves them out)."""
 
 
-class TeamView(_View):
+class TeamView(View):
     """A team in an execution: its standing, its place on the leaderboard, and its rounds."""
 
     team_id: str
@@ -294,7 +204,7 @@ class TeamView(_View):
     rounds: list[RoundView]
 
 
-class ExecutionView(_View):
+class ExecutionView(View):
     """Everything stored about one execution, also while it runs.
 
     `status` is the lease-derived one: a `running` execution whose process is gone
@@ -341,25 +251,7 @@ class ExecutionView(_View):
         return self.model_dump(mode="json", exclude=exclude)
 
 
-class ExecutionOverview(_View):
-    """One execution in a listing (`runs list`)."""
-
-    execution_id: str
-    status: ExecutionStatus
-    user_prompt: str
-    started_at: IsoTime
-    duration_seconds: float
-    best_team: str | None
-    best_score: float | None
-    rounds_run: int
-    total_tokens: int
-    # Shown by the dashboard; left out of dumps, so the `runs list` document stays as it was.
-    best_team_name: str | None = Field(default=None, exclude=True)
-    team_count: int = Field(default=0, exclude=True)
-    cost: float | None = Field(default=None, exclude=True, description="USD, where it is known")
-
-
-class ExecutionProgress(_View):
+class ExecutionProgress(View):
     """How far an execution has got, read cheaply (no submission or member text): two reads that
     give equal progress saw the same rows, so a live page has nothing new to show."""
 
