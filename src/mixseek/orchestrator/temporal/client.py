@@ -43,7 +43,7 @@ from mixseek.orchestrator.orchestrator import Orchestrator
 from mixseek.orchestrator.progress import TeamProgress
 from mixseek.orchestrator.temporal.governor_service import GovernorService
 from mixseek.orchestrator.temporal.heartbeat import heartbeating
-from mixseek.orchestrator.temporal.identity import work_hash
+from mixseek.orchestrator.temporal.identity import build_id, work_hash
 from mixseek.orchestrator.temporal.messages import (
     BeginRound,
     ExecutionInput,
@@ -146,6 +146,7 @@ class TemporalOrchestrator(Orchestrator):
                     activities=store_work.activities(),
                     workflow_runner=WORKFLOW_RUNNER,
                     max_concurrent_local_activities=max(LOCAL_ACTIVITY_SLOTS, s.max_concurrent_teams),
+                    build_id=build_id(self.config_hash),
                 ),
             ):
                 # a workflow still running (this process was killed, or interrupted) is reattached,

@@ -11,7 +11,7 @@ from temporalio.worker import Worker
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import InputError
 from mixseek.orchestrator.temporal.client import connect
-from mixseek.orchestrator.temporal.identity import work_hash
+from mixseek.orchestrator.temporal.identity import build_id, work_hash
 from mixseek.orchestrator.temporal.messages import WORKFLOW_NAME, team_queue
 from mixseek.orchestrator.temporal.team_work import TeamWork
 
@@ -51,7 +51,11 @@ async def serve(
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     work = TeamWork(config, config_hash)
     async with Worker(
-        client, task_queue=queue, activities=work.activities(), max_concurrent_activities=concurrency
+        client,
+        task_queue=queue,
+        activities=work.activities(),
+        max_concurrent_activities=concurrency,
+        build_id=build_id(config_hash),
     ):
         ready(queue)
         await stop.wait()
