@@ -12,7 +12,7 @@ import pytest
 from mixseek.errors import describe_exception
 from mixseek.llm.credentials import CREDENTIAL_RULES
 from mixseek.orchestrator.events import EventBus, LogLineSink, TeamRoundFinished
-from mixseek.redaction import RedactingFormatter, Redactor, is_secret_name
+from mixseek.redaction import RedactingFormatter, Redactor, is_secret_name, redact
 from mixseek.storage.aggregation_store import AggregationStore
 
 KEY = "sk-test-SECRETVALUE123"
@@ -51,6 +51,22 @@ def test_values_are_replaced_by_their_variable_and_short_values_are_left_alone()
         "[REDACTED:OPENAI_API_KEY]": None,
     }
     assert not Redactor({"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}).active
+
+
+def test_each_redaction_sees_the_environment_as_it_is_then(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the process's environment holds is read afresh each time (a key set, changed or
+    removed after the process started), though what it found is kept between calls."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert redact(f"Bearer {KEY}") == f"Bearer {KEY}"
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    assert redact(f"Bearer {KEY}") == "Bearer [REDACTED:OPENAI_API_KEY]"
+    assert redact(f"Bearer {KEY}") == "Bearer [REDACTED:OPENAI_API_KEY]"
+    monkeypatch.setenv("OPENAI_API_KEY", f"{KEY}-rotated")
+    assert redact(f"{KEY}-rotated and {KEY}") == f"[REDACTED:OPENAI_API_KEY] and {KEY}"
+    monkeypatch.setenv("ACME_SECRET", "zürich-geheimnis-1")  # not ASCII: decoded as os.environ does
+    assert redact("at zürich-geheimnis-1") == "at [REDACTED:ACME_SECRET]"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert redact(f"{KEY}-rotated") == f"{KEY}-rotated"
 
 
 @pytest.mark.usefixtures("key_in_env")
