@@ -48,8 +48,8 @@ from mixseek.orchestrator.temporal.messages import (
     BeginRound,
     ExecutionInput,
     FinishInput,
-    JudgeAsk,
     JudgeResult,
+    JudgeRound,
     JudgmentWrite,
     RoundBegun,
     RoundFailed,
@@ -66,8 +66,9 @@ from mixseek.round_controller.models import RoundDecision, RoundSnapshot
 from mixseek.storage.errors import StorageError
 from mixseek.storage.models import RoundStatusRecord
 
-# the local engine judges every team of a round at once; so may this process
-LOCAL_ACTIVITY_SLOTS = 100
+# local activities at once: the workflow runs a few (the round's start, a batch of team results
+# being stored, the round's judgments, which run their teams at once inside one)
+LOCAL_ACTIVITY_SLOTS = 8
 
 PROBE_SECONDS = 30.0
 
@@ -145,7 +146,7 @@ class TemporalOrchestrator(Orchestrator):
                     workflows=[ExecutionWorkflow],
                     activities=store_work.activities(),
                     workflow_runner=WORKFLOW_RUNNER,
-                    max_concurrent_local_activities=max(LOCAL_ACTIVITY_SLOTS, s.max_concurrent_teams),
+                    max_concurrent_local_activities=LOCAL_ACTIVITY_SLOTS,
                     build_id=build_id(self.config_hash),
                 ),
             ):
@@ -206,7 +207,7 @@ class StoreActivities:
             self.load_progress,
             self.begin_round,
             self.record_team_rounds,
-            self.judge,
+            self.judge_round,
             self.report_usage,
             self.finish,
         ]
@@ -262,37 +263,42 @@ class StoreActivities:
 
         await self._guarded(work())
 
-    @activity.defn(name="store_judge")
-    async def judge(self, ask: JudgeAsk) -> JudgeResult:
-        """One team's judgment after a round, made here with this process's governor and stored
-        as the local engine stores it. Asked again (this process died before the workflow
-        recorded the answer), it answers with the decision the store already has."""
+    @activity.defn(name="store_judge_round")
+    async def judge_round(self, ask: JudgeRound) -> list[JudgeResult]:
+        """A round's judgments, made here with this process's governor, as many at once as teams
+        may play at once, and stored as the local engine stores them. Asked again (this process
+        died before the workflow recorded the answers), a team whose decision the store already
+        has answers with it, and only the others are judged."""
+        slots = asyncio.Semaphore(self.engine.settings.max_concurrent_teams)
 
-        async def work() -> JudgeResult:
-            engine, key = self.engine, (ask.team_id, ask.round_number)
-            decision = self._decisions.get(key) or _stored_decision(await self._status(*key))
-            if decision is None:
-                async with self._board_read:
-                    after = await engine._snapshot(self.execution_id, ask.round_number, self.boards)
-                controller = self._controllers.get(ask.team_id)
-                if controller is None:
-                    controller = engine._controller(self.execution_id, self.user_prompt, ask.team_id)
-                    self._controllers[ask.team_id] = controller
-                s = engine.settings
-                try:
-                    decision = await controller.decide(
-                        ask.round_number, min_rounds=s.min_rounds, max_rounds=s.max_rounds, snapshot=after
-                    )
-                except UsageLimitExceeded as exc:
-                    return JudgeResult(
-                        team_id=ask.team_id, round_number=ask.round_number, budget_error=str(exc)
-                    )
-                await controller.record_decision(ask.round_number, decision)
-                self._decisions[key] = decision
-                engine.events.emit(TeamDecided.of(self.execution_id, ask.team_id, ask.round_number, decision))
-            return JudgeResult(team_id=ask.team_id, round_number=ask.round_number, decision=decision)
+        async def one(team_id: str) -> JudgeResult:
+            async with slots:
+                return await self._judge(team_id, ask.round_number)
 
-        return cast(JudgeResult, await self._guarded(work()))
+        judged = asyncio.gather(*(one(team_id) for team_id in ask.team_ids))
+        return cast(list[JudgeResult], await self._guarded(judged))
+
+    async def _judge(self, team_id: str, round_number: int) -> JudgeResult:
+        engine, key = self.engine, (team_id, round_number)
+        decision = self._decisions.get(key) or _stored_decision(await self._status(*key))
+        if decision is None:
+            async with self._board_read:
+                after = await engine._snapshot(self.execution_id, round_number, self.boards)
+            controller = self._controllers.get(team_id)
+            if controller is None:
+                controller = engine._controller(self.execution_id, self.user_prompt, team_id)
+                self._controllers[team_id] = controller
+            s = engine.settings
+            try:
+                decision = await controller.decide(
+                    round_number, min_rounds=s.min_rounds, max_rounds=s.max_rounds, snapshot=after
+                )
+            except UsageLimitExceeded as exc:
+                return JudgeResult(team_id=team_id, round_number=round_number, budget_error=str(exc))
+            await controller.record_decision(round_number, decision)
+            self._decisions[key] = decision
+            engine.events.emit(TeamDecided.of(self.execution_id, team_id, round_number, decision))
+        return JudgeResult(team_id=team_id, round_number=round_number, decision=decision)
 
     @activity.defn(name="store_report_usage")
     async def report_usage(self, round_number: int) -> None:

@@ -161,11 +161,12 @@ class TeamRoundResult(BaseModel):
     """`RoundWrites.pack()`"""
 
 
-class JudgeAsk(BaseModel):
-    """A judgment, made and stored by the `mixseek exec` process (see `client.StoreActivities.judge`)."""
+class JudgeRound(BaseModel):
+    """A round's judgments, made and stored by the `mixseek exec` process in one local activity
+    (see `client.StoreActivities.judge_round`): one marker in the history, not one per team."""
 
-    team_id: str
     round_number: int
+    team_ids: list[str]
 
 
 class JudgeResult(BaseModel):

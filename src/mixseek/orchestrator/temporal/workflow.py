@@ -14,6 +14,7 @@ the local engine does.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -33,8 +34,8 @@ from mixseek.orchestrator.temporal.messages import (
     ExecutionInput,
     FinishInput,
     GovernorAccess,
-    JudgeAsk,
     JudgeResult,
+    JudgeRound,
     RankingAsk,
     RoundBegun,
     TeamRoundInput,
@@ -238,14 +239,16 @@ class ExecutionWorkflow:
         if not to_decide:
             return ("finished", None)
 
-        async def decide(team_id: str) -> JudgeResult:
-            async with slots:
-                ask = JudgeAsk(team_id=team_id, round_number=round_number)
-                name = f"{team_id}-r{round_number}-judgment"
-                # a judgment waits on a model as a team round does, and is bounded alike
-                return await self._store("store_judge", ask, name, JudgeResult, timeout=self._work_limit)
-
-        decided = await asyncio.gather(*(decide(t) for t in to_decide))
+        # a judgment waits on a model as a team round does, and is bounded alike, per wave of
+        # judgments that may run at once
+        waves = math.ceil(len(to_decide) / self.p.max_concurrent_teams)
+        decided = await self._store(
+            "store_judge_round",
+            JudgeRound(round_number=round_number, team_ids=to_decide),
+            f"r{round_number}-judgments",
+            list[JudgeResult],
+            timeout=self._work_limit * waves,
+        )
         for result in decided:
             if result.budget_error is not None:
                 return ("budget", result.budget_error)
@@ -263,7 +266,8 @@ class ExecutionWorkflow:
         *,
         timeout: timedelta = STORE_TIMEOUT,
     ) -> T:
-        """Store work or a judgment, done by the process owning the workspace (this workflow's)."""
+        """Store work or a round's judgments, done by the process owning the workspace (this
+        workflow's)."""
         result: T = await workflow.execute_local_activity(
             name,
             args=[] if arg is None else [arg],
