@@ -59,6 +59,7 @@ LAYERS: dict[str, tuple[int, str]] = {
     "plugins": (1, "ground"),
     "plugin_registry": (1, "ground"),
     "lazy_exports": (1, "ground"),
+    "version": (1, "ground"),
     "round_state": (1, "ground"),
     # Judging statistics (agreement, Bradley–Terry, tests): pure functions every reporter shares.
     "stats": (1, "ground"),

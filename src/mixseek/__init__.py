@@ -14,8 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mixseek.lazy_exports import lazy_exports
-
-__version__ = "0.1.0"
+from mixseek.version import __version__
 
 # name -> module that defines it
 _EXPORTS: dict[str, str] = {

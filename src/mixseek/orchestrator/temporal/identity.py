@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from mixseek import __version__
 from mixseek.config.bundle import ExecutionConfig
+from mixseek.version import __version__
 
 
 def work_hash(config: ExecutionConfig) -> str:
