@@ -40,5 +40,6 @@ def test_importing_the_package_loads_no_model_library() -> None:
         "mixseek.cli.interrupts",
         "mixseek.exit_codes",
         "mixseek.lazy_exports",
+        "mixseek.version",
     ]
     assert out.strip() == repr(loaded)
