@@ -7,7 +7,7 @@ Writes a workspace of TEAMS identical teams (a leader, 2 plain members, 3 metric
 (`create_authenticated_model`, in every module that imported it) with pydantic-ai
 `FunctionModel`s that sleep LATENCY seconds per call and answer the way `bench/_sim.py` does
 (the leader asks every member at once, then answers; structured outputs get schema-valid
-values, `should_continue` true), times `Orchestrator.execute` and prints one JSON line.
+values, `should_continue` true), times `Orchestrator.execute` and prints its result line.
 It imports nothing of this repository: `mixseek` here is mixseek-core.
 """
 
@@ -34,6 +34,8 @@ FACTORY_USERS = (
     "mixseek.round_controller.judgment_client",
 )
 METRICS = ("ClarityCoherence", "Coverage", "Relevance")
+# the line `bench/orchestration.py`'s children start their result with (it cannot be imported here)
+RESULT_MARK = "@@result "
 
 
 def write_workspace(root: Path, teams: int) -> Path:
@@ -133,7 +135,7 @@ def main() -> None:
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result = {"wall_s": wall, "cpu_s": cpu, "calls": len(sim.calls), "peak_rss_mb": peak}
-    print(json.dumps(result))
+    print(RESULT_MARK + json.dumps(result))
 
 
 if __name__ == "__main__":

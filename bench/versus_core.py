@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from _sim import SimWorld, write_workspace
-from orchestration import PROMPT, expected_calls, lower_bound, settings_for
+from orchestration import PROMPT, RESULT_MARK, child_result, expected_calls, lower_bound, settings_for
 
 from mixseek.config.bundle import load_execution_config
 from mixseek.config.workspace import Workspace
@@ -61,22 +61,17 @@ def run_ours(teams: int, latency: float) -> dict[str, Any]:
     return {"wall_s": wall, "cpu_s": cpu, "calls": len(world.calls), "peak_rss_mb": peak}
 
 
-def _child(argv: list[str]) -> dict[str, Any]:
+def _child(argv: list[str], teams: int) -> dict[str, Any]:
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        sys.stderr.write(done.stderr[-3000:])
-        raise SystemExit(f"{argv[1]} failed (exit {done.returncode})")
-    result: dict[str, Any] = json.loads(lines[-1])
-    return result
+    return child_result(teams, done.returncode, done.stdout, done.stderr)
 
 
 def one_run(args: argparse.Namespace, project: str, teams: int) -> dict[str, Any]:
     if project == "mixseek":
-        return _child([sys.executable, __file__, "--ours", str(teams), "--latency", str(args.latency)])
+        return _child([sys.executable, __file__, "--ours", str(teams), "--latency", str(args.latency)], teams)
     with tempfile.TemporaryDirectory(prefix="mixseek-core-versus-") as tmp:
         return _child(
-            [args.core_python, str(CORE_CHILD), str(Path(tmp) / "ws"), str(teams), str(args.latency)]
+            [args.core_python, str(CORE_CHILD), str(Path(tmp) / "ws"), str(teams), str(args.latency)], teams
         )
 
 
@@ -91,7 +86,7 @@ def main() -> None:
     parser.add_argument("--ours", type=int, help=argparse.SUPPRESS)  # child: mixseek's side, T teams
     args = parser.parse_args()
     if args.ours is not None:
-        print(json.dumps(run_ours(args.ours, args.latency)), flush=True)
+        print(RESULT_MARK + json.dumps(run_ours(args.ours, args.latency)), flush=True)
         return
     if not args.core_python:
         parser.error("--core-python is required")
