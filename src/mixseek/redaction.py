@@ -57,11 +57,8 @@ def _environment_now() -> tuple[tuple[Any, Any], ...]:
 
 @functools.lru_cache(maxsize=8)
 def _environment_secrets(snapshot: tuple[tuple[Any, Any], ...]) -> tuple[tuple[str, str], ...]:
-    return _secrets_in({_text(name): _text(value) for name, value in snapshot})
-
-
-def _text(held: str | bytes) -> str:
-    return os.fsdecode(held)  # as os.environ decodes what it holds
+    # decoded as os.environ decodes what it holds
+    return _secrets_in({os.fsdecode(name): os.fsdecode(value) for name, value in snapshot})
 
 
 def _secrets_in(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
