@@ -51,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "PairwiseStarted": "mixseek.orchestrator.events",
     "PairwiseCompared": "mixseek.orchestrator.events",
     "PairwiseFinished": "mixseek.orchestrator.events",
+    "WorkflowReplaced": "mixseek.orchestrator.events",
     "parse_event": "mixseek.orchestrator.events",
     # results
     "ExecutionSummary": "mixseek.orchestrator.models",
@@ -105,6 +106,7 @@ __all__ = [
     "UsageTotals",
     "UsageUpdated",
     "WorkflowConfig",
+    "WorkflowReplaced",
     "WorkflowStep",
     "__version__",
     "load_workspace",
@@ -140,6 +142,7 @@ if TYPE_CHECKING:
         TeamRoundFinished,
         TeamRoundStarted,
         UsageUpdated,
+        WorkflowReplaced,
         parse_event,
     )
     from mixseek.orchestrator.models import ExecutionSummary, TeamSummary

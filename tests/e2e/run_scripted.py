@@ -15,6 +15,8 @@ judgments as SCRIPTED_GATE holds leaders (`path.waiting`, then wait for `path`).
 SCRIPTED_DOWN=team makes that team's leader fail every request with an HTTP
 500 (transient, so retried until the retries run out), each attempt appended
 as a line to the file SCRIPTED_DOWN_LOG when it is set.
+SCRIPTED_VERSION=v makes the process take itself for mixseek v (what the Temporal engine
+tells the server its code is), as another installed version would.
 """
 
 from __future__ import annotations
@@ -102,6 +104,10 @@ def down_model(team: str, log: Path | None) -> FunctionModel:
 
 
 def main() -> None:
+    if version := os.environ.get("SCRIPTED_VERSION"):
+        import mixseek.version
+
+        mixseek.version.__version__ = version  # read when the Temporal engine is first imported
     kill_at = os.environ.get("SCRIPTED_KILL_AT", "")
 
     def hook(team: str, round_number: int) -> None:

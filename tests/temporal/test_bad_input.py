@@ -98,3 +98,23 @@ def test_worker_with_another_config_is_refused(tmp_path: Path, temporal_address:
         if client.poll() is None:
             client.kill()
             client.wait()
+
+
+def test_a_worker_started_for_other_configs_is_refused_before_it_connects(
+    tmp_path: Path, runner: CliRunner
+) -> None:
+    """A `mixseek exec` starts its own workers for its config hash: one whose workspace no longer
+    has those configs (edited in between) serves nothing."""
+    ws = write_workspace(tmp_path / "ws")
+    address = f"127.0.0.1:{_closed_port()}"  # never reached: refused first
+    with override_models(World().models()):
+        result = runner.invoke(
+            app, ["worker", "-w", str(ws), "--temporal-address", address, "--started-for", "ab" * 32]
+        )
+    assert result.exit_code == 2
+    orchestrator_file = ws / "configs" / "orchestrator.toml"
+    assert result.stderr.strip().startswith(f"error: {orchestrator_file}: workspace config hash ")
+    assert result.stderr.strip().endswith(
+        f"differs from that of the `mixseek exec` that started this worker ({'ab' * 8}): the configs changed"
+    )
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -14,7 +14,11 @@ from temporalio.client import Client
 
 from e2e.db import rows
 from e2e.scripted import write_workspace
+from mixseek import __version__
+from mixseek.config.bundle import load_execution_config
+from mixseek.config.workspace import Workspace
 from mixseek.orchestrator.orchestrator import new_execution_id
+from mixseek.orchestrator.temporal.identity import work_hash
 
 from .cluster import mixseek, spawn, spawn_worker, stored_rows
 
@@ -165,3 +169,97 @@ def test_client_with_its_own_dev_server_killed_then_resumed(tmp_path: Path) -> N
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["status"] == "completed"
     assert stored_rows(ws / "mixseek.db") == _local_rows(tmp_path)
+
+
+def _hash(ws: Path) -> str:
+    return work_hash(load_execution_config(Workspace(ws)))
+
+
+def _replacements(log: Path) -> list[str]:
+    """The reasons the execution's event log gives for ending a workflow that still ran."""
+    if not log.exists():
+        return []
+    lines = log.read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines if line.endswith("}")]
+    return [e["reason"] for e in events if e["kind"] == "workflow_replaced"]
+
+
+def test_resume_with_edited_configs_replaces_the_workflow_that_still_runs(
+    tmp_path: Path, temporal_address: str
+) -> None:
+    """The running workflow sends its team rounds to workers of the configs it started with; after
+    an edit, a resume ends it and a new one goes on from the store with workers of the new ones,
+    storing what the local engine stores (the edit changes no output)."""
+    ws = write_workspace(tmp_path / "ws")
+    gate = tmp_path / "gate"
+    execution_id = new_execution_id()
+    log = ws / "logs" / f"{execution_id}.jsonl"
+    old = spawn_worker(ws, temporal_address, env={"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2"})
+    try:
+        client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
+                       "--temporal-address", temporal_address)  # fmt: skip
+        while not gate.with_name("gate.waiting").exists():
+            assert client.poll() is None, client.communicate()
+            time.sleep(0.1)
+        client.kill()
+        client.wait()
+        gate.touch()
+    finally:
+        old.terminate()  # the old configs' worker goes with them
+        old.wait()
+    started_with = _hash(ws)
+    toml = ws / "configs" / "orchestrator.toml"
+    edit = toml.read_text(encoding="utf-8").replace(
+        "retry_max_delay_seconds = 0.05", "retry_max_delay_seconds = 0.06"
+    )
+    toml.write_text(edit, encoding="utf-8")
+    edited = _hash(ws)
+    assert edited != started_with
+
+    resumed = spawn("exec", "--resume", execution_id, "-w", str(ws), "-f", "json",
+                    "--temporal-address", temporal_address)  # fmt: skip
+    try:
+        while not _replacements(log):
+            assert resumed.poll() is None, resumed.communicate()
+            time.sleep(0.1)
+        # a worker of the edited configs: accepted, as the workflow of the old ones has ended
+        new = spawn_worker(ws, temporal_address)
+        try:
+            out, err = resumed.communicate(timeout=600)
+        finally:
+            new.terminate()
+            new.wait()
+    finally:
+        if resumed.poll() is None:
+            resumed.kill()
+            resumed.wait()
+    assert _replacements(log) == [f"it runs with other configs (hash {started_with[:16]}, now {edited[:16]})"]
+    _completed_as_locally(
+        subprocess.CompletedProcess([], resumed.returncode, out, err), ws / "mixseek.db", tmp_path
+    )
+    assert sorted(asyncio.run(_workflow_runs(temporal_address, execution_id))) == ["COMPLETED", "TERMINATED"]
+
+
+def test_resume_on_another_mixseek_version_replaces_the_workflow_that_still_runs(tmp_path: Path) -> None:
+    """Its history may not replay on other workflow code: the workflow that another mixseek started
+    (here with its own dev server and worker, killed with it) is ended, and a new one goes on."""
+    ws = write_workspace(tmp_path / "ws")
+    gate = tmp_path / "gate"
+    execution_id = new_execution_id()
+    other = {"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2", "SCRIPTED_VERSION": "0.0.1"}
+    client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
+                   "--engine", "temporal", "--workers", "1", env=other)  # fmt: skip
+    while not gate.with_name("gate.waiting").exists():
+        assert client.poll() is None, client.communicate()
+        time.sleep(0.1)
+    children = psutil.Process(client.pid).children(recursive=True)
+    client.kill()
+    client.wait()
+    psutil.wait_procs(children)
+    gate.touch()
+
+    resumed = mixseek("exec", "--resume", execution_id, "-w", str(ws), "-f", "json", "--engine", "temporal")
+    h = _hash(ws)[:16]
+    log = ws / "logs" / f"{execution_id}.jsonl"
+    assert _replacements(log) == [f"it runs on mixseek-0.0.1-{h}, this is mixseek-{__version__}-{h}"]
+    _completed_as_locally(resumed, ws / "mixseek.db", tmp_path)

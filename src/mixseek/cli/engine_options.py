@@ -71,6 +71,7 @@ class EnginePlan:
     workers: int = 2
     governor_listen: str | None = None
     concurrency: int | None = None  # of each started worker
+    config_hash: str | None = None  # what the started workers must serve
 
     @contextlib.contextmanager
     def start(self, workspace: Workspace) -> Iterator[Engine]:
@@ -84,7 +85,9 @@ class EnginePlan:
             return
         from mixseek.orchestrator.temporal.cluster import LocalCluster
 
-        with LocalCluster(workspace, workers=self.workers, concurrency=self.concurrency) as cluster:
+        with LocalCluster(
+            workspace, workers=self.workers, concurrency=self.concurrency, started_for=self.config_hash
+        ) as cluster:
             stderr_console().print(
                 f"temporal: dev server {cluster.address} (UI {cluster.ui_url}), {self.workers} worker(s)",
                 markup=False,
@@ -113,6 +116,7 @@ def plan_engine(
         from mixseek.orchestrator.temporal.client import connect
         from mixseek.orchestrator.temporal.cluster import temporal_binary
         from mixseek.orchestrator.temporal.governor_service import check_listen
+        from mixseek.orchestrator.temporal.identity import work_hash
     except ImportError:
         raise InputError(
             "--engine temporal: needs the temporal extra (pip install 'mixseek[temporal]')"
@@ -130,4 +134,10 @@ def plan_engine(
     count = workers if workers is not None else 2
     # the workers together run as many team rounds at once as the local engine would, not 8 each
     concurrency = max(1, math.ceil(config.orchestrator.value.max_concurrent_teams / count))
-    return EnginePlan("temporal", workers=count, governor_listen=governor_listen, concurrency=concurrency)
+    return EnginePlan(
+        "temporal",
+        workers=count,
+        governor_listen=governor_listen,
+        concurrency=concurrency,
+        config_hash=work_hash(config),
+    )

@@ -25,10 +25,16 @@ def worker_command(
     workspace: WorkspaceOption = None,
     config: OrchestratorOption = None,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, max=1024, help="Team rounds and judgments run at once.")
+        int, typer.Option("--concurrency", min=1, max=1024, help="Team rounds run at once.")
     ] = 8,
+    started_for: Annotated[
+        str | None,
+        # set by the `mixseek exec` that starts its own workers: serve its configuration whatever
+        # else runs on the server (a workflow of the same workspace it is about to take over)
+        typer.Option("--started-for", hidden=True),
+    ] = None,
 ) -> None:
-    """Run team rounds and judgments for `mixseek exec --engine temporal` (until SIGTERM or Ctrl-C)."""
+    """Run team rounds for `mixseek exec --engine temporal` (until SIGTERM or Ctrl-C)."""
     from mixseek.config.bundle import load_execution_config
     from mixseek.orchestrator.preflight import reference_problems
     from mixseek.orchestrator.temporal.worker import check_worker, serve
@@ -38,7 +44,7 @@ def worker_command(
     refuse_problems(reference_problems(loaded))
     import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
 
-    config_hash = asyncio.run(check_worker(loaded, temporal_address))
+    config_hash = asyncio.run(check_worker(loaded, temporal_address, started_for))
 
     def ready(queue: str) -> None:
         stderr_console().print(

@@ -82,6 +82,15 @@ class ExecutionResumed(_Event):
     config_changed: bool | None = None
 
 
+class WorkflowReplaced(_Event):
+    """Temporal engine, on a resume: the execution's workflow still ran with other configs or other
+    mixseek code (`reason`), so it was ended and a new one goes on from the store; the team rounds
+    it had in flight are played again."""
+
+    kind: Literal["workflow_replaced"] = "workflow_replaced"
+    reason: str
+
+
 class RoundStarted(_Event):
     """Round `round_number` begins for `teams` (those that have not done it yet)."""
 
@@ -210,6 +219,7 @@ class ExecutionFinished(_Event):
 Event: TypeAlias = Annotated[
     ExecutionStarted
     | ExecutionResumed
+    | WorkflowReplaced
     | RoundStarted
     | TeamRoundStarted
     | TeamRoundFinished

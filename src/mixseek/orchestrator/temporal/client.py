@@ -37,6 +37,7 @@ from mixseek.orchestrator.events import (
     TeamDecided,
     TeamRoundFinished,
     TeamRoundStarted,
+    WorkflowReplaced,
 )
 from mixseek.orchestrator.models import ExecutionSummary, StopReason
 from mixseek.orchestrator.orchestrator import Orchestrator
@@ -59,6 +60,7 @@ from mixseek.orchestrator.temporal.messages import (
     store_queue,
     workflow_id,
 )
+from mixseek.orchestrator.temporal.reattach import replace_stale_workflow
 from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 from mixseek.orchestrator.temporal.workflow import GOVERNOR_SIGNAL, ExecutionWorkflow
 from mixseek.round_controller.controller import RoundController
@@ -117,10 +119,23 @@ class TemporalOrchestrator(Orchestrator):
         self.address = address
         self.governor_listen = governor_listen  # HOST:PORT; default 127.0.0.1 on a free port
         self.config_hash = work_hash(config)
+        self._resuming = False
+
+    async def resume(self, execution_id: str) -> ExecutionSummary:
+        self._resuming = True
+        try:
+            return await super().resume(execution_id)
+        finally:
+            self._resuming = False
 
     async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
         started = time.monotonic()
         client = await connect(self.address)
+        if self._resuming:
+            # only a resume takes over a running workflow: a new execution's id is new
+            reason = await replace_stale_workflow(client, execution_id, self.config_hash)
+            if reason is not None:
+                self.events.emit(WorkflowReplaced(execution_id=execution_id, reason=reason))
         store_work = StoreActivities(self, execution_id, user_prompt)
         s = self.settings
         params = ExecutionInput(

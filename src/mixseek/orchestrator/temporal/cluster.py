@@ -74,10 +74,18 @@ def worker_argv() -> list[str]:
 class LocalCluster(AbstractContextManager["LocalCluster"]):
     """`with LocalCluster(ws, workers=N) as cluster:` … `cluster.address`."""
 
-    def __init__(self, workspace: Workspace, *, workers: int, concurrency: int | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        workers: int,
+        concurrency: int | None = None,
+        started_for: str | None = None,
+    ) -> None:
         self.workspace = workspace
         self.workers = workers
         self.concurrency = concurrency
+        self.started_for = started_for  # the exec's config hash, which its workers serve
         self.binary = temporal_binary()  # checked before anything starts
         self.port = free_port()
         self.ui_port = free_port()
@@ -103,6 +111,8 @@ class LocalCluster(AbstractContextManager["LocalCluster"]):
                 argv = [*worker_argv(), "-w", str(self.workspace.root), "--temporal-address", self.address]
                 if self.concurrency is not None:
                     argv += ["--concurrency", str(self.concurrency)]
+                if self.started_for is not None:
+                    argv += ["--started-for", self.started_for]
                 self._spawn(argv, f"temporal-worker-{n}.log")
         except BaseException:
             self.stop()

@@ -28,9 +28,17 @@ async def running_hashes(address: str) -> set[str]:
     return hashes
 
 
-async def check_worker(config: ExecutionConfig, address: str) -> str:
-    """The worker's hash; refused when executions run there and none has this configuration."""
+async def check_worker(config: ExecutionConfig, address: str, started_for: str | None = None) -> str:
+    """The worker's hash; refused when executions run there and none has this configuration, or,
+    for a worker a `mixseek exec` started (`started_for` its hash), when it is not that one's."""
     mine = work_hash(config)
+    if started_for is not None:
+        if mine != started_for:
+            raise InputError(
+                f"{config.orchestrator.file}: workspace config hash {mine[:16]} differs from that of "
+                f"the `mixseek exec` that started this worker ({started_for[:16]}): the configs changed"
+            )
+        return mine
     running = await running_hashes(address)
     if running and mine not in running:
         theirs = ", ".join(sorted(h[:16] for h in running))
