@@ -13,9 +13,10 @@ from typer.testing import CliRunner
 
 from e2e.db import rows
 from e2e.scripted import World, write_workspace
+from mixseek import __version__
 from mixseek.cli.app import app
 from mixseek.llm import override_models
-from mixseek.orchestrator.temporal.worker import running_hashes
+from mixseek.orchestrator.temporal.worker import running_executions
 
 from .cluster import mixseek, spawn, spawn_worker
 
@@ -76,7 +77,7 @@ def test_worker_with_another_config_is_refused(tmp_path: Path, temporal_address:
     # an execution waits for workers of its configuration
     client = spawn("exec", "task", "-w", str(ws), "-f", "json", "--temporal-address", temporal_address)
     try:
-        while not asyncio.run(running_hashes(temporal_address)):
+        while not asyncio.run(running_executions(temporal_address)):
             assert client.poll() is None, client.communicate()
             time.sleep(0.2)
         refused = mixseek("worker", "-w", str(other), "--temporal-address", temporal_address)
@@ -86,6 +87,15 @@ def test_worker_with_another_config_is_refused(tmp_path: Path, temporal_address:
         orchestrator_file = other / "configs" / "orchestrator.toml"
         assert lines[0].startswith(f"error: {orchestrator_file}: workspace config hash ")
         assert "differs from the running execution's" in lines[0]
+        # the same configs on another mixseek version: its team rounds could differ
+        refused = mixseek(
+            "worker", "-w", str(ws), "--temporal-address", temporal_address, env={"SCRIPTED_VERSION": "0.0.1"}
+        )
+        assert refused.returncode == 2
+        assert refused.stderr.strip() == (
+            f"error: {ws / 'configs' / 'orchestrator.toml'}: this worker is mixseek 0.0.1, the running "
+            f"execution's `mixseek exec` is {__version__}; give the worker the same mixseek version"
+        )
         # a worker with the client's configs is accepted and finishes the execution
         worker = spawn_worker(ws, temporal_address)
         try:

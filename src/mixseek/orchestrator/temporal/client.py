@@ -67,6 +67,7 @@ from mixseek.round_controller.controller import RoundController
 from mixseek.round_controller.models import RoundDecision, RoundSnapshot
 from mixseek.storage.errors import StorageError
 from mixseek.storage.models import RoundStatusRecord
+from mixseek.version import __version__
 
 # local activities at once: the workflow runs a few (the round's start, a batch of team results
 # being stored, the round's judgments, which run their teams at once inside one)
@@ -173,7 +174,11 @@ class TemporalOrchestrator(Orchestrator):
                     id=workflow_id(execution_id),
                     task_queue=queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                    memo={"config_hash": self.config_hash, "workspace": str(self.config.workspace.root)},
+                    memo={
+                        "config_hash": self.config_hash,
+                        "version": __version__,
+                        "workspace": str(self.config.workspace.root),
+                    },
                     start_signal=GOVERNOR_SIGNAL,
                     start_signal_args=[governor.access],
                 )

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mixseek.orchestrator.progress import TeamProgress
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.models import RoundRecord
+from mixseek.version import __version__
 
 WORKFLOW_NAME = "MixseekExecution"
 # the error type of an activity whose worker could not ask the execution's governor service
@@ -33,8 +34,9 @@ def store_queue(execution_id: str) -> str:
 
 
 def team_queue(config_hash: str) -> str:
-    """The task queue of team rounds: only workers with the same configuration serve it."""
-    return f"mixseek-teams-{config_hash[:16]}"
+    """The task queue of team rounds: only workers with the same configuration and the same
+    mixseek version serve it (another version's team round may read or answer differently)."""
+    return f"mixseek-teams-{__version__}-{config_hash[:16]}"
 
 
 class ModelCall(BaseModel):

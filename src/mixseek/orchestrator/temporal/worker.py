@@ -14,39 +14,49 @@ from mixseek.orchestrator.temporal.client import connect
 from mixseek.orchestrator.temporal.identity import build_id, work_hash
 from mixseek.orchestrator.temporal.messages import WORKFLOW_NAME, team_queue
 from mixseek.orchestrator.temporal.team_work import TeamWork
+from mixseek.version import __version__
 
 
-async def running_hashes(address: str) -> set[str]:
-    """The config hashes of the executions running on the server."""
+async def running_executions(address: str) -> set[tuple[str, str | None]]:
+    """(config hash, mixseek version) of the executions running on the server."""
     client = await connect(address)
-    hashes: set[str] = set()
+    found: set[tuple[str, str | None]] = set()
     query = f'WorkflowType="{WORKFLOW_NAME}" AND ExecutionStatus="Running"'
     async for execution in client.list_workflows(query):
-        value = (await execution.memo()).get("config_hash")
-        if isinstance(value, str):
-            hashes.add(value)
-    return hashes
+        memo = await execution.memo()
+        config_hash, version = memo.get("config_hash"), memo.get("version")
+        if isinstance(config_hash, str):
+            found.add((config_hash, version if isinstance(version, str) else None))
+    return found
 
 
 async def check_worker(config: ExecutionConfig, address: str, started_for: str | None = None) -> str:
-    """The worker's hash; refused when executions run there and none has this configuration, or,
-    for a worker a `mixseek exec` started (`started_for` its hash), when it is not that one's."""
+    """The worker's hash; refused when executions run there and none has this configuration and
+    this mixseek version, or, for a worker a `mixseek exec` started (`started_for` its hash), when
+    it is not that one's."""
     mine = work_hash(config)
+    where = config.orchestrator.file
     if started_for is not None:
         if mine != started_for:
             raise InputError(
-                f"{config.orchestrator.file}: workspace config hash {mine[:16]} differs from that of "
+                f"{where}: workspace config hash {mine[:16]} differs from that of "
                 f"the `mixseek exec` that started this worker ({started_for[:16]}): the configs changed"
             )
         return mine
-    running = await running_hashes(address)
-    if running and mine not in running:
-        theirs = ", ".join(sorted(h[:16] for h in running))
+    running = await running_executions(address)
+    if not running or (mine, __version__) in running:
+        return mine
+    versions = sorted(version or "an older one" for config_hash, version in running if config_hash == mine)
+    if versions:
         raise InputError(
-            f"{config.orchestrator.file}: workspace config hash {mine[:16]} differs from the running "
-            f"execution's ({theirs}); give the worker the same configs as the `mixseek exec` client"
+            f"{where}: this worker is mixseek {__version__}, the running execution's `mixseek exec` "
+            f"is {', '.join(versions)}; give the worker the same mixseek version"
         )
-    return mine
+    theirs = ", ".join(sorted({config_hash[:16] for config_hash, _ in running}))
+    raise InputError(
+        f"{where}: workspace config hash {mine[:16]} differs from the running "
+        f"execution's ({theirs}); give the worker the same configs as the `mixseek exec` client"
+    )
 
 
 async def serve(
