@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from e2e.db import rows
@@ -46,6 +47,28 @@ def spawn_worker(
     line = proc.stderr.readline()
     assert line.startswith("worker: serving"), line + proc.stderr.read()
     return proc
+
+
+def held(gate: Path, proc: subprocess.Popen[str]) -> None:
+    """Return once `proc`'s scripted models hold at `gate` (SCRIPTED_GATE: `gate.waiting` exists)."""
+    while not gate.with_name(gate.name + ".waiting").exists():
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+
+
+def served(client: subprocess.Popen[str], worker: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    """`client`'s end, while `worker` serves it; both are stopped whatever happens."""
+    try:
+        try:
+            out, err = client.communicate(timeout=600)
+        finally:
+            worker.terminate()
+            worker.wait()
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    return subprocess.CompletedProcess(client.args, client.returncode, out, err)
 
 
 def exec_with_worker(ws: Path, address: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -18,7 +18,7 @@ from mixseek.cli.app import app
 from mixseek.llm import override_models
 from mixseek.orchestrator.temporal.worker import running_executions
 
-from .cluster import mixseek, spawn, spawn_worker
+from .cluster import mixseek, served, spawn, spawn_worker
 
 
 def _closed_port() -> int:
@@ -97,13 +97,8 @@ def test_worker_with_another_config_is_refused(tmp_path: Path, temporal_address:
             f"execution's `mixseek exec` is {__version__}; give the worker the same mixseek version"
         )
         # a worker with the client's configs is accepted and finishes the execution
-        worker = spawn_worker(ws, temporal_address)
-        try:
-            _out, err = client.communicate(timeout=600)
-        finally:
-            worker.terminate()
-            worker.wait()
-        assert client.returncode == 0, err
+        done = served(client, spawn_worker(ws, temporal_address))
+        assert done.returncode == 0, done.stderr
     finally:
         if client.poll() is None:
             client.kill()

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 from temporalio.client import Client
@@ -20,7 +21,7 @@ from mixseek.config.workspace import Workspace
 from mixseek.orchestrator.orchestrator import new_execution_id
 from mixseek.orchestrator.temporal.identity import work_hash
 
-from .cluster import mixseek, spawn, spawn_worker, stored_rows
+from .cluster import held, mixseek, served, spawn, spawn_worker, stored_rows
 
 
 def _local_rows(tmp_path: Path) -> dict[str, list[tuple[object, ...]]]:
@@ -47,37 +48,41 @@ def test_worker_killed_mid_round_another_redoes_the_team_round(tmp_path: Path, t
     try:
         assert doomed.wait(timeout=600) == -signal.SIGKILL
         survivor = spawn_worker(ws, temporal_address)
-        try:
-            out, err = client.communicate(timeout=600)
-        finally:
-            survivor.terminate()
-            survivor.wait()
-    finally:
-        if client.poll() is None:
-            client.kill()
-            client.wait()
-    assert client.returncode == 0, err
-    assert json.loads(out)["status"] == "completed"
+    except BaseException:
+        client.kill()
+        client.wait()
+        raise
+    done = served(client, survivor)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "completed"
     # the redone rounds are stored once, with the usage of the requests that produced them once
     assert stored_rows(ws / "mixseek.db") == _local_rows(tmp_path)
 
 
-def test_client_killed_then_resume_reattaches(tmp_path: Path, temporal_address: str) -> None:
-    ws = write_workspace(tmp_path / "ws")
-    gate = tmp_path / "gate"
-    execution_id = new_execution_id()
-    # round 2's leaders wait for the gate: the client is killed while the workflow is mid-round
-    worker = spawn_worker(ws, temporal_address, env={"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2"})
+def _exec_killed_mid_round(ws: Path, gate: Path, execution_id: str, address: str) -> subprocess.Popen[str]:
+    """An `exec` killed while the workflow is mid-round: the worker's round-2 leaders wait for
+    `gate`, which opens once the client is dead (the worker finishes round 2, and its results
+    wait for a client to store them). The worker is returned still serving."""
+    worker = spawn_worker(ws, address, env={"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2"})
     try:
         client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
-                       "--temporal-address", temporal_address)  # fmt: skip
-        waiting = gate.with_name("gate.waiting")
-        while not waiting.exists():
-            assert client.poll() is None, client.communicate()
-            time.sleep(0.1)
+                       "--temporal-address", address)  # fmt: skip
+        held(gate, client)
         client.kill()
         client.wait()
-        gate.touch()  # the worker finishes round 2; its results wait for a client to store them
+    except BaseException:
+        worker.terminate()
+        worker.wait()
+        raise
+    gate.touch()
+    return worker
+
+
+def test_client_killed_then_resume_reattaches(tmp_path: Path, temporal_address: str) -> None:
+    ws = write_workspace(tmp_path / "ws")
+    execution_id = new_execution_id()
+    worker = _exec_killed_mid_round(ws, tmp_path / "gate", execution_id, temporal_address)
+    try:
         db = ws / "mixseek.db"
         assert rows(db, "SELECT count(*) FROM leader_board WHERE round_number = 2") == [(0,)]
 
@@ -122,13 +127,17 @@ def test_client_killed_mid_judgments_then_resumed_judges_each_team_once(
     _completed_as_locally(resumed, ws / "mixseek.db", tmp_path)
 
 
+def _logged(log: Path, kind: str) -> list[dict[str, Any]]:
+    """The events of `kind` the execution's event log holds so far (whole lines only)."""
+    if not log.exists():
+        return []
+    lines = log.read_text(encoding="utf-8").splitlines()
+    return [e for e in (json.loads(line) for line in lines if line.endswith("}")) if e["kind"] == kind]
+
+
 def _decided(log: Path) -> set[tuple[str, int]]:
     """The (team, round) decisions the execution's event log reports stored so far."""
-    if not log.exists():
-        return set()
-    lines = log.read_text(encoding="utf-8").splitlines()
-    events = [json.loads(line) for line in lines if line.endswith("}")]
-    return {(e["team_id"], e["round_number"]) for e in events if e["kind"] == "team_decided"}
+    return {(e["team_id"], e["round_number"]) for e in _logged(log, "team_decided")}
 
 
 async def _workflow_runs(address: str, execution_id: str) -> list[str]:
@@ -152,10 +161,7 @@ def test_client_with_its_own_dev_server_killed_then_resumed(tmp_path: Path) -> N
     client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
                    "--engine", "temporal", "--workers", "1",
                    env={"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2"})  # fmt: skip
-    waiting = gate.with_name("gate.waiting")
-    while not waiting.exists():
-        assert client.poll() is None, client.communicate()
-        time.sleep(0.1)
+    held(gate, client)
     children = psutil.Process(client.pid).children(recursive=True)
     assert len(children) >= 2  # the dev server and the worker
     client.kill()
@@ -177,11 +183,7 @@ def _hash(ws: Path) -> str:
 
 def _replacements(log: Path) -> list[str]:
     """The reasons the execution's event log gives for ending a workflow that still ran."""
-    if not log.exists():
-        return []
-    lines = log.read_text(encoding="utf-8").splitlines()
-    events = [json.loads(line) for line in lines if line.endswith("}")]
-    return [e["reason"] for e in events if e["kind"] == "workflow_replaced"]
+    return [e["reason"] for e in _logged(log, "workflow_replaced")]
 
 
 def test_resume_with_edited_configs_replaces_the_workflow_that_still_runs(
@@ -191,22 +193,11 @@ def test_resume_with_edited_configs_replaces_the_workflow_that_still_runs(
     an edit, a resume ends it and a new one goes on from the store with workers of the new ones,
     storing what the local engine stores (the edit changes no output)."""
     ws = write_workspace(tmp_path / "ws")
-    gate = tmp_path / "gate"
     execution_id = new_execution_id()
     log = ws / "logs" / f"{execution_id}.jsonl"
-    old = spawn_worker(ws, temporal_address, env={"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2"})
-    try:
-        client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
-                       "--temporal-address", temporal_address)  # fmt: skip
-        while not gate.with_name("gate.waiting").exists():
-            assert client.poll() is None, client.communicate()
-            time.sleep(0.1)
-        client.kill()
-        client.wait()
-        gate.touch()
-    finally:
-        old.terminate()  # the old configs' worker goes with them
-        old.wait()
+    old = _exec_killed_mid_round(ws, tmp_path / "gate", execution_id, temporal_address)
+    old.terminate()  # the old configs' worker goes with them
+    old.wait()
     started_with = _hash(ws)
     toml = ws / "configs" / "orchestrator.toml"
     edit = toml.read_text(encoding="utf-8").replace(
@@ -224,19 +215,13 @@ def test_resume_with_edited_configs_replaces_the_workflow_that_still_runs(
             time.sleep(0.1)
         # a worker of the edited configs: accepted, as the workflow of the old ones has ended
         new = spawn_worker(ws, temporal_address)
-        try:
-            out, err = resumed.communicate(timeout=600)
-        finally:
-            new.terminate()
-            new.wait()
-    finally:
-        if resumed.poll() is None:
-            resumed.kill()
-            resumed.wait()
+    except BaseException:
+        resumed.kill()
+        resumed.wait()
+        raise
+    done = served(resumed, new)
     assert _replacements(log) == [f"it runs with other configs (hash {started_with[:16]}, now {edited[:16]})"]
-    _completed_as_locally(
-        subprocess.CompletedProcess([], resumed.returncode, out, err), ws / "mixseek.db", tmp_path
-    )
+    _completed_as_locally(done, ws / "mixseek.db", tmp_path)
     assert sorted(asyncio.run(_workflow_runs(temporal_address, execution_id))) == ["COMPLETED", "TERMINATED"]
 
 
@@ -249,9 +234,7 @@ def test_resume_on_another_mixseek_version_replaces_the_workflow_that_still_runs
     other = {"SCRIPTED_GATE": str(gate), "SCRIPTED_GATE_AT": "2", "SCRIPTED_VERSION": "0.0.1"}
     client = spawn("exec", "最良の回答を", "-w", str(ws), "-f", "json", "--execution-id", execution_id,
                    "--engine", "temporal", "--workers", "1", env=other)  # fmt: skip
-    while not gate.with_name("gate.waiting").exists():
-        assert client.poll() is None, client.communicate()
-        time.sleep(0.1)
+    held(gate, client)
     children = psutil.Process(client.pid).children(recursive=True)
     client.kill()
     client.wait()
