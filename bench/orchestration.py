@@ -89,6 +89,11 @@ PROMPT = "Write a short plan for a benchmark of an LLM team framework."
 RESULT_MARK = "@@result "
 
 
+def own_peak_rss_mb() -> float:
+    """This process's peak resident set so far, in MB."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
 def lower_bound(rounds: int, latency: float) -> float:
     return rounds * 4 * latency + (rounds - 1) * latency
 
@@ -382,7 +387,7 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
         "loop_thread_cpu_s": round(loop_cpu - loop_cpu_started, 3),
         "other_cpu_s": others,
         "thread_cpu_s": threads,
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb": own_peak_rss_mb(),
         "db_bytes": db_bytes,
         "settings": {**settings, **extra},
         "store": probe.report(),
@@ -441,7 +446,7 @@ def run_bare_child(args: argparse.Namespace) -> dict[str, Any]:
         "wall_s": round(wall, 4),
         "ratio": round(wall / bound, 4),
         "cpu_s": round(cpu, 3),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb": own_peak_rss_mb(),
     }
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -31,7 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from _sim import SimWorld, write_workspace
-from orchestration import PROMPT, RESULT_MARK, child_result, expected_calls, lower_bound, settings_for
+from orchestration import (
+    PROMPT,
+    RESULT_MARK,
+    child_result,
+    expected_calls,
+    lower_bound,
+    own_peak_rss_mb,
+    settings_for,
+)
 
 from mixseek.config.bundle import load_execution_config
 from mixseek.config.workspace import Workspace
@@ -57,8 +64,7 @@ def run_ours(teams: int, latency: float) -> dict[str, Any]:
             wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     if summary.status != "completed":
         raise SystemExit(f"mixseek: execution {summary.status}")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"wall_s": wall, "cpu_s": cpu, "calls": len(world.calls), "peak_rss_mb": peak}
+    return {"wall_s": wall, "cpu_s": cpu, "calls": len(world.calls), "peak_rss_mb": own_peak_rss_mb()}
 
 
 def _child(argv: list[str], teams: int) -> dict[str, Any]:
