@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 import typer.main
-from typer.core import TyperGroup
+from typer._click import Context as ClickContext
+from typer.core import TyperGroup, TyperOption
 
 from mixseek.cli.console import silence_library_banners
 from mixseek.cli.options import VersionOption
@@ -62,7 +63,24 @@ def _convert(name: str, where: tuple[str, str]) -> Command:
         holder.add_typer(registered, name=name)
     else:
         holder.command(name)(registered)
-    return typer.main.get_group(holder).commands[name]
+    return _tidy_help(typer.main.get_group(holder).commands[name])
+
+
+def _tidy_help(command: Command, *, subcommands: bool = True) -> Command:
+    """`command` (and a group's commands) with help that reads right at any width.
+
+    Typer shows a flag's type as if it took a value (`--force <bool>`, `--help <bool>`): a flag
+    gets no metavar. In a group's list of commands Typer keeps the line breaks of a docstring, so a
+    long one was cut into ragged lines: the list shows its first paragraph as one line to wrap."""
+    help_option = command.get_help_option(ClickContext(command))  # made once, then kept
+    for param in [*command.params, help_option]:
+        if isinstance(param, TyperOption) and param.is_bool_flag:
+            param.metavar = ""
+    if command.short_help is None and command.help:
+        command.short_help = " ".join(command.help.split("\n\n")[0].split())
+    for sub in getattr(command, "commands", {}).values() if subcommands else ():
+        _tidy_help(sub)
+    return command
 
 
 class _OnUse(MutableMapping[str, "Command"]):
@@ -102,6 +120,7 @@ class _MixseekGroup(TyperGroup):
             {name: functools.partial(_convert, name, where) for name, where in COMMANDS.items()}
         )
         self.commands.update(registered)
+        _tidy_help(self, subcommands=False)  # --version, --help; each command's when it is converted
 
     def list_commands(self, ctx: Context) -> list[str]:
         return list(self.commands)  # the names alone: Typer's own list converts every command

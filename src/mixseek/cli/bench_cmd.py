@@ -46,7 +46,9 @@ def bench_command(
     ],
     repeat: Annotated[
         int | None,
-        typer.Option("--repeat", "-n", min=1, help="Runs of each task (default 1).", show_default=False),
+        typer.Option(
+            "--repeat", "-n", min=1, metavar="N", help="Runs of each task (default 1).", show_default=False
+        ),
     ] = None,
     workspace: WorkspaceOption = None,
     config: OrchestratorOption = None,

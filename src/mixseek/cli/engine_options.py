@@ -46,8 +46,8 @@ TemporalAddressOption = Annotated[
 WorkersOption = Annotated[
     int | None,
     typer.Option(
-        "--workers", min=1, max=256, help="Worker processes to start with the local dev server (default 2).",
-        show_default=False,
+        "--workers", min=1, max=256, metavar="N",
+        help="Worker processes to start with the local dev server (default 2).", show_default=False,
     ),
 ]  # fmt: skip
 GovernorListenOption = Annotated[

@@ -69,16 +69,17 @@ def _texts(
 @cli_errors
 def evaluate_command(
     prompt: Annotated[
-        str | None, typer.Argument(help="The task the submission answers.", show_default=False)
+        str | None,
+        typer.Argument(metavar="PROMPT", help="The task the submission answers.", show_default=False),
     ] = None,
     submission: Annotated[
-        str | None, typer.Argument(help="The submission to score.", show_default=False)
+        str | None, typer.Argument(metavar="SUBMISSION", help="The submission to score.", show_default=False)
     ] = None,
     prompt_file: PromptFileOption = None,
     submission_file: SubmissionFileOption = None,
     config: Annotated[
         Path | None,
-        typer.Option("--config", "-c", help="evaluator.toml (default: WORKSPACE/configs/evaluator.toml)."),
+        typer.Option("--config", "-c", help="evaluator.toml (default: the one in WORKSPACE/configs)."),
     ] = None,
     workspace: WorkspaceOption = None,
     output_format: OutputFormatOption = "text",

@@ -90,7 +90,7 @@ def _file_logging(workspace: Workspace, log_format: str) -> logging.Handler:
 @cli_errors
 def exec_command(
     prompt: Annotated[
-        str | None, typer.Argument(help="The task every team works on.", show_default=False)
+        str | None, typer.Argument(metavar="PROMPT", help="The task every team works on.", show_default=False)
     ] = None,
     prompt_file: PromptFileOption = None,
     reference: Annotated[

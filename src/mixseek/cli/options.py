@@ -17,7 +17,7 @@ WorkspaceOption = Annotated[
 ]
 OrchestratorOption = Annotated[
     Path | None,
-    typer.Option("--config", "-c", help="orchestrator.toml (default: WORKSPACE/configs/orchestrator.toml)."),
+    typer.Option("--config", "-c", help="orchestrator.toml (default: the one in WORKSPACE/configs)."),
 ]
 OutputFormatOption = Annotated[str, typer.Option("--output-format", "-f", help="text or json.")]
 

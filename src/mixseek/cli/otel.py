@@ -23,7 +23,7 @@ OtelOption = Annotated[
     typer.Option(
         "--otel",
         help="OpenTelemetry spans: off, console (stderr), otlp (OTEL_* variables) or logfire "
-        "[default: orchestrator.toml's telemetry, else off].",
+        "(default: orchestrator.toml's telemetry, else off).",
         show_default=False,
     ),
 ]

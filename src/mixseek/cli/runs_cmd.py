@@ -81,7 +81,9 @@ def _echo(lines: list[str]) -> None:
 @cli_errors
 def runs_list(
     workspace: WorkspaceOption = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most N executions.")] = 20,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, metavar="N", help="Show at most N executions.")
+    ] = 20,
     output_format: OutputFormatOption = "text",
 ) -> None:
     """Executions, newest first: status, best team and score, rounds, tokens."""
@@ -101,7 +103,9 @@ def runs_list(
 @runs_app.command("show")
 @cli_errors
 def runs_show(
-    execution_id: Annotated[str, typer.Argument(help="The execution id (see 'mixseek runs list').")],
+    execution_id: Annotated[
+        str, typer.Argument(metavar="EXECUTION_ID", help="The execution id (see 'mixseek runs list').")
+    ],
     workspace: WorkspaceOption = None,
     output_format: OutputFormatOption = "text",
 ) -> None:
@@ -144,7 +148,9 @@ def _export_text(view: ExecutionView, export_format: str) -> str:
 @runs_app.command("export")
 @cli_errors
 def runs_export(
-    execution_id: Annotated[str, typer.Argument(help="The execution id (see 'mixseek runs list').")],
+    execution_id: Annotated[
+        str, typer.Argument(metavar="EXECUTION_ID", help="The execution id (see 'mixseek runs list').")
+    ],
     export_format: Annotated[
         str | None,
         typer.Option(

@@ -91,7 +91,9 @@ def _load_team(path: Path) -> TeamConfig:
 @cli_errors
 def team_command(
     config: ConfigArg,
-    prompt: Annotated[str | None, typer.Argument(help="The task for the team.", show_default=False)] = None,
+    prompt: Annotated[
+        str | None, typer.Argument(metavar="PROMPT", help="The task for the team.", show_default=False)
+    ] = None,
     prompt_file: PromptFileOption = None,
     output_format: OutputFormatOption = "text",
 ) -> None:
@@ -126,7 +128,9 @@ def team_command(
 @cli_errors
 def member_command(
     config: ConfigArg,
-    prompt: Annotated[str | None, typer.Argument(help="The task for the member.", show_default=False)] = None,
+    prompt: Annotated[
+        str | None, typer.Argument(metavar="PROMPT", help="The task for the member.", show_default=False)
+    ] = None,
     prompt_file: PromptFileOption = None,
     output_format: OutputFormatOption = "text",
 ) -> None:

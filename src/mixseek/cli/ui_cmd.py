@@ -55,7 +55,9 @@ def ui_command(
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on; other than loopback needs --token.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")] = 8765,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="Port (0: any free one).")
+    ] = 8765,
     token: Annotated[
         str | None,
         typer.Option(

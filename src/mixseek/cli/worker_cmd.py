@@ -25,7 +25,7 @@ def worker_command(
     workspace: WorkspaceOption = None,
     config: OrchestratorOption = None,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", min=1, max=1024, help="Team rounds run at once.")
+        int, typer.Option("--concurrency", min=1, max=1024, metavar="N", help="Team rounds run at once.")
     ] = 8,
     started_for: Annotated[
         str | None,
