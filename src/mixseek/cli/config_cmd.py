@@ -17,7 +17,7 @@ from mixseek.cli.console import print_line, stdout_console
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
 from mixseek.cli.options import OrchestratorOption, WorkspaceOption
 from mixseek.cli.render import check_output_format, print_json
-from mixseek.config.scaffold import CONFIG_KINDS, DEFAULT_SAMPLE_MODEL, write_config_kind
+from mixseek.config.scaffold import CONFIG_KINDS, DEFAULT_SAMPLE_MODEL, check_language, write_config_kind
 from mixseek.config.workspace import resolve_workspace
 
 if TYPE_CHECKING:
@@ -43,10 +43,15 @@ def config_init(
         str, typer.Option("--model", "-m", help="Model written into the file.")
     ] = DEFAULT_SAMPLE_MODEL,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    language: Annotated[
+        str, typer.Option("--language", "-l", help="Language of its instructions and templates: ja or en.")
+    ] = "ja",
 ) -> None:
     """Write a sample config file (prompt_builder.toml by default)."""
     root = resolve_workspace(workspace, must_exist=False).root if output is None else Path.cwd()
-    target = write_config_kind(root, kind, model, output=output, force=force)
+    target = write_config_kind(
+        root, kind, model, output=output, force=force, language=check_language(language)
+    )
     stdout_console().print(f"wrote {target}")
 
 

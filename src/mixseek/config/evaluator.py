@@ -20,6 +20,20 @@ DEFAULT_DISAGREEMENT_THRESHOLD = 20.0
 """Score points between a panel's highest and lowest judge beyond which a submission is flagged."""
 
 
+class PatternRule(BaseModel):
+    """A `patterns` check with a name for people: its comment says what was missing or present in
+    the label's words (the feedback a team reads next round), not as a regular expression."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str = Field(min_length=1)
+    label: str = Field(min_length=1)
+
+
+PatternEntry = str | PatternRule
+"""A `required_patterns`/`forbidden_patterns` item: a bare regex, or `{ pattern = …, label = … }`."""
+
+
 class MetricConfig(BaseModel):
     """One metric: a built-in, registered or installed name, or any name with a custom class given as
     `module:Class` or `path/file.py:Class`."""
@@ -43,8 +57,8 @@ class MetricConfig(BaseModel):
     # the deterministic metrics' own keys (see `metric_options`): each belongs to one metric
     min_chars: int | None = Field(default=None, ge=0)
     max_chars: int | None = Field(default=None, gt=0)
-    required_patterns: list[str] | None = None
-    forbidden_patterns: list[str] | None = None
+    required_patterns: list[PatternEntry] | None = None
+    forbidden_patterns: list[PatternEntry] | None = None
     json_schema: dict[str, Any] | str | None = Field(
         default=None, description="a JSON Schema inline, or a JSON file relative to evaluator.toml"
     )

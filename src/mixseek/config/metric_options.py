@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 DETERMINISTIC_OPTIONS: dict[str, tuple[str, ...]] = {
     "length": ("min_chars", "max_chars"),
@@ -35,9 +36,11 @@ MODEL_KEYS = (
 """Keys that configure a judge model: refused on a metric that calls none."""
 
 
-def check_patterns(patterns: list[str] | None) -> list[str] | None:
-    """Every pattern must compile as a Python regular expression (checked once, at load)."""
-    for pattern in patterns or []:
+def check_patterns(patterns: list[Any] | None) -> list[Any] | None:
+    """Every pattern (a string, or a labelled rule's `pattern`) must compile as a Python regular
+    expression (checked once, at load)."""
+    for entry in patterns or []:
+        pattern = entry if isinstance(entry, str) else entry.pattern
         try:
             re.compile(pattern)
         except re.error as exc:

@@ -7,7 +7,7 @@ Precedence (DESIGN decision 4): environment (`MIXSEEK_TEAM_USER_PROMPT`, ...) >
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import ValidationInfo, field_validator
 
@@ -20,6 +20,8 @@ from mixseek.config.prompt_defaults import (
 from mixseek.config.workspace import Workspace
 
 SECTION = "prompt_builder"
+PromptLanguage = Literal["ja", "en"]
+"""The language of the texts the builder writes around history and ranking (`language` key)."""
 ENV_PREFIX = "MIXSEEK_"
 
 
@@ -38,6 +40,7 @@ class PromptBuilderSettings(MixseekSettings):
     max_submission_history_items: int | None = None
     submission_preview_chars: int | None = None
     max_leaderboard_display_teams: int | None = None
+    language: PromptLanguage = "ja"
 
     @field_validator("team_user_prompt", "evaluator_user_prompt", "judgment_user_prompt")
     @classmethod

@@ -137,6 +137,8 @@ class PromptTemplate:
     source: str
     template: Template
     variables: frozenset[str]
+    literal_texts: tuple[str, ...] = ()
+    """The template's fixed words (its text outside tags), which a model must not echo as its answer."""
 
     def render(self, values: dict[str, Any]) -> str:
         """Render with `values` (data only); any failure becomes a PromptTemplateError."""
@@ -173,7 +175,12 @@ def compile_prompt_template(name: str, text: str, source: str = "default") -> Pr
     except TemplateSyntaxError as exc:
         problem = exc.message or str(exc)
         raise PromptTemplateError(name, source, problem, lineno=exc.lineno, syntax=True) from None
-    return PromptTemplate(name=name, source=source, template=template, variables=variables)
+    literals = tuple(
+        data.strip() for output in tree.find_all(nodes.TemplateData) if (data := output.data).strip()
+    )
+    return PromptTemplate(
+        name=name, source=source, template=template, variables=variables, literal_texts=literals
+    )
 
 
 @dataclass(frozen=True)
@@ -183,6 +190,11 @@ class PromptTemplates:
     team: PromptTemplate
     evaluator: PromptTemplate
     judgment: PromptTemplate
+
+    @property
+    def literal_texts(self) -> tuple[str, ...]:
+        """The fixed words of all three templates."""
+        return (*self.team.literal_texts, *self.evaluator.literal_texts, *self.judgment.literal_texts)
 
 
 def compile_prompt_templates(loaded: Loaded[PromptBuilderSettings]) -> PromptTemplates:

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from mixseek.config.loader import Loaded
-from mixseek.prompt_builder.constants import NO_RANKING_TEXT
 from mixseek.prompt_builder.formatters import (
     find_team_position,
     format_ranking_table,
@@ -16,8 +15,10 @@ from mixseek.prompt_builder.formatters import (
     get_current_datetime_with_timezone,
 )
 from mixseek.prompt_builder.models import LeaderBoardSource, RoundPromptContext
+from mixseek.prompt_builder.protocol import PromptBuilder
 from mixseek.prompt_builder.settings import PromptBuilderSettings, load_prompt_builder_settings
 from mixseek.prompt_builder.templates import PromptTemplate, PromptTemplates, compile_prompt_templates
+from mixseek.prompt_builder.texts import prompt_texts
 
 
 class UserPromptBuilder:
@@ -70,6 +71,11 @@ class UserPromptBuilder:
     def settings(self) -> PromptBuilderSettings:
         return self.loaded.value
 
+    @property
+    def own_texts(self) -> tuple[str, ...]:
+        """The fixed words of the templates: mixseek's, which a model must not give as its answer."""
+        return self.templates.literal_texts
+
     async def build_team_prompt(self, context: RoundPromptContext) -> str:
         """The prompt for the team's leader in round `context.round_number`."""
         return await self._render_round(self.templates.team, context, before_round=True)
@@ -105,6 +111,7 @@ class UserPromptBuilder:
             context.round_history,
             max_items=settings.max_submission_history_items,
             preview_chars=settings.submission_preview_chars,
+            language=settings.language,
         )
         ranking_table, position_message = await self._ranking(context, before_round=before_round)
         return {
@@ -121,7 +128,7 @@ class UserPromptBuilder:
         if context.ranking is None and store is None:
             return "", ""
         if before_round and context.round_number == 1:
-            return NO_RANKING_TEXT, ""
+            return prompt_texts(self.settings.language).no_ranking, ""
         ranking: Sequence[Mapping[str, Any]]
         if context.ranking is not None:
             ranking = context.ranking
@@ -133,7 +140,17 @@ class UserPromptBuilder:
             context.team_id,
             context.team_name,
             max_teams=self.settings.max_leaderboard_display_teams,
+            language=self.settings.language,
         )
         position = find_team_position(ranking, context.team_id)
-        message = generate_position_message(position, len(ranking)) if position is not None else ""
+        message = (
+            generate_position_message(position, len(ranking), language=self.settings.language)
+            if position is not None
+            else ""
+        )
         return table, message
+
+
+def template_words(builder: PromptBuilder) -> tuple[str, ...]:
+    """The fixed words of `builder`'s templates (none for a builder of another kind)."""
+    return builder.own_texts if isinstance(builder, UserPromptBuilder) else ()

@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from mixseek.config.prompt_builder import PromptLanguage
 from mixseek.config.timezone import check_timezone_env, timezone_from_env
-from mixseek.prompt_builder.constants import NO_RANKING_TEXT, NO_SUBMISSION_HISTORY_TEXT
+from mixseek.prompt_builder.texts import PromptTexts, prompt_texts
 from mixseek.round_state import RoundState
 
 __all__ = [
@@ -36,11 +37,11 @@ def _check_limit(name: str, value: int | None) -> None:
         raise ValueError(f"{name} must be >= 1 or None, got {value}")
 
 
-def _preview(content: str, preview_chars: int | None) -> str:
+def _preview(content: str, preview_chars: int | None, texts: PromptTexts) -> str:
     if preview_chars is None or len(content) <= preview_chars:
         return content
     omitted = len(content) - preview_chars
-    return f"{content[:preview_chars]}…（以下{omitted}文字省略）"
+    return content[:preview_chars] + texts.preview_cut.format(omitted=omitted)
 
 
 PANEL_KEYS = ("judges", "aggregate")
@@ -60,14 +61,13 @@ def _shown_details(details: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _format_round(state: RoundState, preview_chars: int | None) -> str:
+def _format_round(state: RoundState, preview_chars: int | None, texts: PromptTexts) -> str:
     details = json.dumps(_shown_details(state.score_details), indent=2, ensure_ascii=False)
-    return (
-        f"## ラウンド {state.round_number}\n"
-        f"スコア: {state.evaluation_score:.2f}/100\n"
-        f"スコア詳細:\n"
-        f"{details}\n"
-        f"あなたの提出内容: {_preview(state.submission_content, preview_chars)}"
+    return texts.round_block.format(
+        round=state.round_number,
+        score=state.evaluation_score,
+        details=details,
+        submission=_preview(state.submission_content, preview_chars, texts),
     )
 
 
@@ -76,6 +76,7 @@ def format_submission_history(
     *,
     max_items: int | None = None,
     preview_chars: int | None = None,
+    language: PromptLanguage = "ja",
 ) -> str:
     """The team's past rounds, one block per round, blocks separated by a blank line.
 
@@ -83,19 +84,21 @@ def format_submission_history(
         round_history: the team's finished rounds, in round order.
         max_items: keep only the last N rounds; a first line says how many were left out.
         preview_chars: cut each submission after N characters and say how many were cut.
+        language: the language of the fixed texts (`ja`: the seed's).
 
     Returns:
         The formatted history, or "まだ過去のSubmissionはありません。" when there is none.
     """
     _check_limit("max_items", max_items)
     _check_limit("preview_chars", preview_chars)
+    texts = prompt_texts(language)
     if not round_history:
-        return NO_SUBMISSION_HISTORY_TEXT
+        return texts.no_history
     shown = round_history if max_items is None else round_history[-max_items:]
-    blocks = [_format_round(state, preview_chars) for state in shown]
+    blocks = [_format_round(state, preview_chars, texts) for state in shown]
     omitted = len(round_history) - len(shown)
     if omitted:
-        blocks.insert(0, f"（古い{omitted}ラウンド分の提出履歴は省略しています）")
+        blocks.insert(0, texts.omitted_rounds.format(omitted=omitted))
     return "\n\n".join(blocks)
 
 
@@ -112,15 +115,10 @@ def _ranking_entry(entry: Mapping[str, Any], index: int) -> tuple[str, str, floa
         raise ValueError(f"ranking entry {index} has no {missing!r}") from None
 
 
-def _ranking_line(rank: int, entry: tuple[str, str, float, int], own: bool) -> str:
+def _ranking_line(rank: int, entry: tuple[str, str, float, int], own: bool, texts: PromptTexts) -> str:
     _, name, score, rounds = entry
-    if own:
-        return f"**#{rank} {name} (あなたのチーム) - スコア: {score:.2f}/100 (ラウンド数: {rounds})**"
-    return f"#{rank} {name} - スコア: {score:.2f}/100 (ラウンド数: {rounds})"
-
-
-def _omitted_line(count: int) -> str:
-    return f"…（{count}チーム省略）"
+    line = texts.own_team_line if own else texts.team_line
+    return line.format(rank=rank, name=name, score=score, rounds=rounds)
 
 
 def format_ranking_table(
@@ -129,6 +127,7 @@ def format_ranking_table(
     team_name: str,
     *,
     max_teams: int | None = None,
+    language: PromptLanguage = "ja",
 ) -> str:
     """The leaderboard as one line per team, the caller's own team in bold.
 
@@ -140,6 +139,7 @@ def format_ranking_table(
             name recorded in the ranking, which is the same).
         max_teams: show only the top N teams, plus the caller's own line when it ranks
             below N; "…（K チーム省略）" lines mark the teams left out.
+        language: the language of the fixed texts (`ja`: the seed's).
 
     Returns:
         The table, or "現在はランキング情報がありません。" when the ranking is empty.
@@ -148,22 +148,23 @@ def format_ranking_table(
         ValueError: an entry lacks one of the four keys, or max_teams < 1.
     """
     _check_limit("max_teams", max_teams)
+    texts = prompt_texts(language)
     if not ranking:
-        return NO_RANKING_TEXT
+        return texts.no_ranking
     entries = [_ranking_entry(entry, i) for i, entry in enumerate(ranking)]
     limit = len(entries) if max_teams is None else min(max_teams, len(entries))
-    lines = [_ranking_line(i + 1, e, e[0] == team_id) for i, e in enumerate(entries[:limit])]
+    lines = [_ranking_line(i + 1, e, e[0] == team_id, texts) for i, e in enumerate(entries[:limit])]
     if limit == len(entries):
         return "\n".join(lines)
     own = next((i for i in range(limit, len(entries)) if entries[i][0] == team_id), None)
     if own is None:
-        lines.append(_omitted_line(len(entries) - limit))
+        lines.append(texts.omitted_teams.format(omitted=len(entries) - limit))
         return "\n".join(lines)
     if own > limit:
-        lines.append(_omitted_line(own - limit))
-    lines.append(_ranking_line(own + 1, entries[own], True))
+        lines.append(texts.omitted_teams.format(omitted=own - limit))
+    lines.append(_ranking_line(own + 1, entries[own], True, texts))
     if own + 1 < len(entries):
-        lines.append(_omitted_line(len(entries) - own - 1))
+        lines.append(texts.omitted_teams.format(omitted=len(entries) - own - 1))
     return "\n".join(lines)
 
 
@@ -175,7 +176,7 @@ def find_team_position(ranking: Sequence[Mapping[str, Any]], team_id: str) -> in
     return None
 
 
-def generate_position_message(position: int, total_teams: int) -> str:
+def generate_position_message(position: int, total_teams: int, *, language: PromptLanguage = "ja") -> str:
     """A message about the team's rank (seed 001 §2.3).
 
     Raises:
@@ -186,11 +187,11 @@ def generate_position_message(position: int, total_teams: int) -> str:
         raise ValueError("Invalid total_teams")
     if position < 1 or position > total_teams:
         raise ValueError("Invalid position")
+    texts = prompt_texts(language)
     if position == 1:
-        return "🏆 現在、あなたのチームは1位です！この調子で頑張ってください。"
-    if position <= 3:
-        return f"現在、{total_teams}チーム中{position}位です。素晴らしい成績です！"
-    return f"現在、{total_teams}チーム中{position}位です。"
+        return texts.first_place
+    line = texts.top_three if position <= 3 else texts.other_place
+    return line.format(position=position, total=total_teams)
 
 
 def get_current_datetime_with_timezone(*, now: datetime | None = None) -> str:

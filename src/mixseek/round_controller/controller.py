@@ -18,7 +18,9 @@ from mixseek.errors import describe_exception
 from mixseek.evaluator import Evaluator
 from mixseek.evaluator.models import EvaluationResult
 from mixseek.llm.governor import CallScope, Governor, GovernorUnreachable, call_scope
+from mixseek.llm.own_texts import own_texts
 from mixseek.llm.usage import usage_to_dict
+from mixseek.prompt_builder.builder import template_words
 from mixseek.prompt_builder.models import RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
 from mixseek.round_controller.judgment_client import JudgmentClient
@@ -133,7 +135,7 @@ class RoundController:
 
     async def _attempt(self, round_number: int, snapshot: RoundSnapshot) -> RoundOutcome:
         started = _now()
-        with call_scope(self.team_id, round_number):
+        with call_scope(self.team_id, round_number), own_texts(template_words(self.prompt_builder)):
             try:
                 async with asyncio.timeout(self.timeout_seconds):
                     return await self._run(round_number, started, snapshot)
@@ -270,6 +272,7 @@ class RoundController:
     async def _judge(self, round_number: int, *, final: bool, snapshot: RoundSnapshot) -> RoundDecision:
         with (
             call_scope(self.team_id, round_number),
+            own_texts(template_words(self.prompt_builder)),
             telemetry.span(
                 "mixseek.judgment",
                 parent=self._round_spans.get(round_number),

@@ -3,18 +3,32 @@
 Each pattern is a Python regular expression (`re.search` anywhere in the submission; inline
 flags such as `(?i)` for case-insensitive work), checked to compile when evaluator.toml loads.
 Every required pattern that matches and every forbidden one that does not is a passed check;
-the score is the share of checks passed × 100.
+the score is the share of checks passed × 100. A pattern given as `{ pattern = …, label = … }` is
+named by its label in the comment, which is the feedback a team reads in its next round.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
+from mixseek.config.evaluator import EvaluatorSettings, MetricConfig, PatternEntry
 from mixseek.evaluator.metrics.base import Metric, MetricOutcome
 
 SHOWN_MATCH = 40
 """Characters of a forbidden match quoted in the comment."""
+
+
+@dataclass(frozen=True)
+class _Check:
+    regex: re.Pattern[str]
+    label: str | None
+
+    @classmethod
+    def of(cls, entry: PatternEntry) -> _Check:
+        if isinstance(entry, str):
+            return cls(re.compile(entry), None)
+        return cls(re.compile(entry.pattern), entry.label)
 
 
 class PatternsMetric(Metric):
@@ -22,15 +36,25 @@ class PatternsMetric(Metric):
 
     def __init__(self, config: MetricConfig, settings: EvaluatorSettings) -> None:
         super().__init__(config, settings)
-        self.required = [re.compile(p) for p in config.required_patterns or []]
-        self.forbidden = [re.compile(p) for p in config.forbidden_patterns or []]
+        self.required = [_Check.of(p) for p in config.required_patterns or []]
+        self.forbidden = [_Check.of(p) for p in config.forbidden_patterns or []]
 
     async def score(self, user_prompt: str, submission: str, evaluator_prompt: str) -> MetricOutcome:
-        failures = [f"required /{p.pattern}/ not found" for p in self.required if not p.search(submission)]
-        for pattern in self.forbidden:
-            found = pattern.search(submission)
-            if found is not None:
-                failures.append(f"forbidden /{pattern.pattern}/ found: {found.group(0)[:SHOWN_MATCH]!r}")
+        failures = [
+            f"missing: {check.label}" if check.label else f"required /{check.regex.pattern}/ not found"
+            for check in self.required
+            if not check.regex.search(submission)
+        ]
+        for check in self.forbidden:
+            found = check.regex.search(submission)
+            if found is None:
+                continue
+            quoted = repr(found.group(0)[:SHOWN_MATCH])
+            failures.append(
+                f"present: {check.label} ({quoted})"
+                if check.label
+                else f"forbidden /{check.regex.pattern}/ found: {quoted}"
+            )
         total = len(self.required) + len(self.forbidden)
         passed = total - len(failures)
         comment = f"{passed}/{total} checks passed"

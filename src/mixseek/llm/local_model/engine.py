@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from mixseek.errors import RuntimeFailure
+from mixseek.llm.local_model.copy_guard import CopyGuard
 from mixseek.llm.local_model.grammar import schema_to_gbnf
 from mixseek.llm.local_model.llama_class import engine_llama
 from mixseek.llm.local_model.prompt import (
@@ -52,6 +53,7 @@ DEFAULT_PROMPT_CACHE_BYTES = 512 << 20
 MIN_OUTPUT_TOKENS = 64
 """Fewest answer tokens a request gets before its prompt counts as too long for the context."""
 _GRAMMAR_CACHE_SIZE = 64
+_TEXT_TOKENS_CACHE_SIZE = 256
 
 
 def default_threads() -> int:
@@ -96,6 +98,8 @@ class GenerationRequest:
     stop: Sequence[str] = ()
     deadline: float | None = None
     """`time.monotonic()` value after which generation stops with `GenerationTimeout`."""
+    protected: tuple[str, ...] = ()
+    """Instruction texts the reply must not copy (see `copy_guard`)."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,8 @@ class LlamaEngine:
         self._inference_lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"mixseek-local-{path.stem}")
         self._grammar_ok: OrderedDict[str, bool] = OrderedDict()
+        self._text_tokens: OrderedDict[str, list[int]] = OrderedDict()
+        self._pieces: dict[int, bytes] = {}
 
     @property
     def loaded(self) -> bool:
@@ -260,14 +266,18 @@ class LlamaEngine:
 
         clock = _TokenClock(cancelled, request.deadline)
         started = time.perf_counter()
-        result = llama.create_completion(
-            tokens,
-            max_tokens=fitted.max_tokens,
-            grammar=GbnfGrammar(grammar_text) if grammar_text else None,
-            stop=[s for s in (*request.stop, eos) if s],
-            stopping_criteria=StoppingCriteriaList([clock]),
-            **request.sampling,
-        )
+        llama.copy_guard = self._copy_guard(llama, request.protected, json_reply=grammar_text is not None)
+        try:
+            result = llama.create_completion(
+                tokens,
+                max_tokens=fitted.max_tokens,
+                grammar=GbnfGrammar(grammar_text) if grammar_text else None,
+                stop=[s for s in (*request.stop, eos) if s],
+                stopping_criteria=StoppingCriteriaList([clock]),
+                **request.sampling,
+            )
+        finally:
+            llama.copy_guard = None
         finished = time.perf_counter()
         if cancelled.is_set():
             raise GenerationCancelled()
@@ -287,6 +297,30 @@ class LlamaEngine:
             omitted_turns=fitted.omitted,
             grammar_used=grammar_text is not None,
         )
+
+    def _copy_guard(self, llama: Any, protected: Sequence[str], *, json_reply: bool) -> CopyGuard | None:
+        """The guard against copying `protected` for one generation (None when there is nothing)."""
+        sequences = [self._protected_tokens(llama, text) for text in protected if text.strip()]
+        if not sequences:
+            return None
+        return CopyGuard(sequences, lambda token: self._piece(llama, token), json_reply=json_reply)
+
+    def _protected_tokens(self, llama: Any, text: str) -> list[int]:
+        tokens = self._text_tokens.get(text)
+        if tokens is None:
+            tokens = list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            self._text_tokens[text] = tokens
+            while len(self._text_tokens) > _TEXT_TOKENS_CACHE_SIZE:
+                self._text_tokens.popitem(last=False)
+        else:
+            self._text_tokens.move_to_end(text)
+        return tokens
+
+    def _piece(self, llama: Any, token: int) -> bytes:
+        piece = self._pieces.get(token)
+        if piece is None:
+            piece = self._pieces[token] = bytes(llama.detokenize([token]))
+        return piece
 
     def compile_grammar(self, llama: Any, schema: JsonSchema) -> str | None:
         """The GBNF grammar of `schema`, or None (free generation) if llama.cpp would refuse it.

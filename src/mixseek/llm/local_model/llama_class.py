@@ -3,7 +3,7 @@
 - Constrained generations sample with `GrammarCheckedSampler` (the grammar is asked about the
   sampled token first, not about the whole vocabulary at every token); they take a
   `GbnfGrammar`. Everything else (stop sequences, usage, the prompt cache) stays
-  llama-cpp-python's.
+  llama-cpp-python's. The same sampler applies the `copy_guard` the engine sets for a generation.
 - A saved state (the prompt cache's entries) leaves out the logits of the last batch:
   n_batch x vocabulary floats, about 100 MB for SmolLM2, copied at every request and never read,
   since a restored state evaluates at least one token before sampling.
@@ -17,6 +17,7 @@ import importlib
 from functools import cache
 from typing import Any
 
+from mixseek.llm.local_model.copy_guard import CopyGuard
 from mixseek.llm.local_model.sampler import GbnfGrammar, GrammarCheckedSampler
 
 
@@ -27,13 +28,16 @@ def engine_llama() -> type[Any]:
     numpy: Any = importlib.import_module("numpy")
 
     class EngineLlama(llama_cpp.Llama):  # type: ignore[misc]
+        copy_guard: CopyGuard | None = None
+        """Set by the engine around one generation (under its inference lock)."""
+
         def _init_sampler(self, *args: Any, grammar: Any = None, **kwargs: Any) -> Any:
             chain = super()._init_sampler(*args, grammar=None, **kwargs)
-            if grammar is None:
+            if grammar is None and self.copy_guard is None:
                 return chain
-            if not isinstance(grammar, GbnfGrammar):
+            if grammar is not None and not isinstance(grammar, GbnfGrammar):
                 raise TypeError("the engine's Llama takes a GbnfGrammar")
-            return GrammarCheckedSampler(chain, self._model.vocab, grammar, self.n_vocab())
+            return GrammarCheckedSampler(chain, self._model.vocab, grammar, self.n_vocab(), self.copy_guard)
 
         def save_state(self) -> Any:
             llama: Any = self

@@ -39,6 +39,7 @@ from pydantic_ai.profiles import ModelProfile, ModelProfileSpec
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
+from mixseek.llm.local_model.echo import clean_parts
 from mixseek.llm.local_model.engine import (
     DEFAULT_N_CTX,
     DEFAULT_PROMPT_CACHE_BYTES,
@@ -58,6 +59,7 @@ from mixseek.llm.local_model.plan import (
     has_tool_calls,
 )
 from mixseek.llm.local_model.prompt import ContextOverflowError, build_chat, response_instructions
+from mixseek.llm.own_texts import current_own_texts
 
 if TYPE_CHECKING:
     from pydantic_ai import RunContext
@@ -192,6 +194,7 @@ class LlamaCppModel(Model):
             response_format=response_instructions(plan),
         )
         timeout = _timeout_seconds(settings)
+        protected = instruction_texts(prompt.system, prompt.closing, *current_own_texts())
         request = GenerationRequest(
             prompt=prompt,
             max_tokens=max_tokens,
@@ -199,6 +202,7 @@ class LlamaCppModel(Model):
             sampling=sampling_options(settings),
             stop=tuple(settings.get("stop_sequences") or ()),
             deadline=time.monotonic() + timeout if timeout is not None else None,
+            protected=protected,
         )
         generation = await self._generate(request, timeout)
         clamp = self.range_policy == "clamp"
@@ -221,6 +225,12 @@ class LlamaCppModel(Model):
             decoded = decode_reply(final_plan, generation.text, clamp=clamp)
             usage = usage + _usage(generation)
 
+        parts, echoes = clean_parts(decoded.parts, protected, cut=generation.finish_reason == "length")
+        if echoes:
+            logger.info(
+                "local model %s: copies of its instructions removed from %d texts", self.model_name, echoes
+            )
+            details["instruction_copies_removed"] = echoes
         if decoded.range_notes:
             logger.info(
                 "local model %s: numbers out of range: %s", self.model_name, "; ".join(decoded.range_notes)
@@ -234,7 +244,7 @@ class LlamaCppModel(Model):
         if generation.omitted_turns:
             details["omitted_messages"] = generation.omitted_turns
         response = ModelResponse(
-            parts=decoded.parts,
+            parts=parts,
             usage=usage,
             model_name=self.model_name,
             provider_name=self.system,
@@ -270,6 +280,11 @@ class LlamaCppModel(Model):
         answered = answered_call_keys(messages)
         repeated = [call.tool_name for call in calls if call_key(call) in answered]
         return repeated[0] if repeated else None
+
+
+def instruction_texts(*texts: str) -> tuple[str, ...]:
+    """The distinct non-blank texts a reply must not copy, in order."""
+    return tuple(dict.fromkeys(text for text in texts if text.strip()))
 
 
 def sampling_options(settings: ModelSettings) -> dict[str, Any]:

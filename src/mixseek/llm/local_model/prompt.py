@@ -78,6 +78,9 @@ class ChatPrompt:
     turns: list[ChatMessage] = field(default_factory=list)
     omitted: int = 0
     """How many turns `fit_to_context` left out."""
+    closing: str = ""
+    """The reply format and the agent's instructions that close the last user turn (mixseek's and
+    the configuration's words, which a reply must not copy)."""
 
     def messages(self) -> list[ChatMessage]:
         """The chat messages to render, the system turn first when there is one."""
@@ -124,7 +127,11 @@ def build_chat(
     closing = "\n\n".join(text.strip() for text in (response_format, instructions) if text and text.strip())
     if closing:
         _append(turns, "user", closing)
-    return ChatPrompt(system="\n\n".join(part.strip() for part in system_parts if part.strip()), turns=turns)
+    return ChatPrompt(
+        system="\n\n".join(part.strip() for part in system_parts if part.strip()),
+        turns=turns,
+        closing=closing,
+    )
 
 
 def _append(turns: list[ChatMessage], role: str, text: str) -> None:
@@ -389,7 +396,9 @@ def fit_to_context(
     while True:
         # Turns are dropped from the list as given and joined by role only for rendering, so the
         # task turn never absorbs a later user turn that is itself to be dropped next.
-        current = ChatPrompt(system=prompt.system, turns=_merge_roles(turns), omitted=omitted)
+        current = ChatPrompt(
+            system=prompt.system, turns=_merge_roles(turns), omitted=omitted, closing=prompt.closing
+        )
         messages = current.messages()
         tokens = count_tokens(messages)
         if tokens + max_tokens <= n_ctx:

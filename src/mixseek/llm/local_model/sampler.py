@@ -10,7 +10,9 @@ the same token as before; sampling draws from the same distribution up to the to
 which is what llama.cpp's `common_sampler` does too. Only tokens the grammar allows are taken.
 
 `llama_class.engine_llama` plugs it into llama-cpp-python's `Llama`, whose generations then take
-a `GbnfGrammar` where they took a `LlamaGrammar`.
+a `GbnfGrammar` where they took a `LlamaGrammar`. The same sampler applies a `CopyGuard`'s ban
+(with or without a grammar): forbidden tokens are taken out before sampling, unless the grammar
+allows nothing else, when the grammar wins.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import importlib
 import math
 from dataclasses import dataclass
 from typing import Any
+
+from mixseek.llm.local_model.copy_guard import CopyGuard
 
 
 @dataclass(frozen=True)
@@ -33,17 +37,27 @@ class GbnfGrammar:
 class GrammarCheckedSampler:
     """Samples with llama-cpp-python's chain, then checks the grammar on the sampled token only."""
 
-    def __init__(self, chain: Any, vocab: Any, grammar: GbnfGrammar, n_vocab: int) -> None:
+    def __init__(
+        self,
+        chain: Any,
+        vocab: Any,
+        grammar: GbnfGrammar | None,
+        n_vocab: int,
+        guard: CopyGuard | None = None,
+    ) -> None:
         import numpy as np
 
         llama_cpp: Any = importlib.import_module("llama_cpp")
         self._llama_cpp = llama_cpp
         self._chain = chain
-        self._grammar = llama_cpp.llama_sampler_init_grammar(
-            vocab, grammar.text.encode("utf-8"), grammar.root.encode("utf-8")
-        )
-        if not self._grammar:
-            raise ValueError("llama.cpp refused the grammar")
+        self._guard = guard
+        self._grammar: Any = None
+        if grammar is not None:
+            self._grammar = llama_cpp.llama_sampler_init_grammar(
+                vocab, grammar.text.encode("utf-8"), grammar.root.encode("utf-8")
+            )
+            if not self._grammar:
+                raise ValueError("llama.cpp refused the grammar")
         self._n_vocab = n_vocab
         token_data = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
         assert token_data.itemsize == ctypes.sizeof(llama_cpp.llama_token_data)
@@ -64,11 +78,15 @@ class GrammarCheckedSampler:
         """The next token; called by `Llama.sample` in place of llama-cpp-python's chain."""
         llama_cpp = self._llama_cpp
         logits = self._logits(ctx, idx)
-        token = self._apply(logits, with_grammar=False)
-        if not self._allowed(token):
-            token = self._apply(logits, with_grammar=True)
-        llama_cpp.llama_sampler_accept(self._grammar, token)
+        banned = self._guard.banned() if self._guard is not None else []
+        token = self._apply(logits, with_grammar=False, banned=banned)
+        if self._grammar is not None and not self._allowed(token):
+            token = self._apply(logits, with_grammar=True, banned=banned)
+        if self._grammar is not None:
+            llama_cpp.llama_sampler_accept(self._grammar, token)
         llama_cpp.llama_sampler_accept(self._chain.sampler, token)
+        if self._guard is not None:
+            self._guard.accept(token)
         return token
 
     def close(self) -> None:
@@ -85,15 +103,21 @@ class GrammarCheckedSampler:
         pointer = self._llama_cpp.llama_get_logits_ith(ctx.ctx, idx)
         return np.ctypeslib.as_array(pointer, shape=(self._n_vocab,))
 
-    def _apply(self, logits: Any, *, with_grammar: bool) -> int:
+    def _apply(self, logits: Any, *, with_grammar: bool, banned: list[int]) -> int:
         llama_cpp = self._llama_cpp
-        self._candidates["id"] = self._ids
-        self._candidates["logit"] = logits
-        self._candidates["p"] = 0.0
+        candidates = self._candidates
+        candidates["id"] = self._ids
+        candidates["logit"] = logits
+        candidates["p"] = 0.0
+        if banned:
+            candidates["logit"][banned] = -math.inf
         array = self._candidates_array
         array.size, array.selected, array.sorted = self._n_vocab, -1, False
         if with_grammar:
             llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(array))
+            if banned and not (candidates["logit"][: array.size] > -math.inf).any():
+                # the grammar allows only forbidden tokens here: it wins over the ban
+                return self._apply(logits, with_grammar=True, banned=[])
         llama_cpp.llama_sampler_apply(self._chain.sampler, ctypes.byref(array))
         if not 0 <= array.selected < array.size:
             raise RuntimeError("llama.cpp's sampler chain selected no token")
