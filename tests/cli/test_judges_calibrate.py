@@ -8,6 +8,8 @@ import json
 import math
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -132,13 +134,25 @@ def test_text_and_markdown_show_every_judge(executed: tuple[Path, str], tmp_path
     assert text.exit_code == 0, text.output
     lines = [" ".join(line.strip("│ ").split()) for line in text.stdout.splitlines()]
     assert lines[0] == "3 label(s) over 1 execution(s)"
-    assert "relevance │ script:judge-b │ 3 │ 0.371 │ 0.500 │ 16.67 │ -3.33" in lines
-    assert "relevance │ (panel, mean) │ 3 │ 0.655 │ 0.866 │ 15.00 │ -1.67" in lines
-    assert "coverage │ script:metric │ 3 │ 0.945 │ 1.000 │ 13.33 │ +0.00" in lines
+    # a panel's judges under its metric; the metric judged by one model is one row naming it
+    assert lines[5:10] == [
+        "overall (evaluation score) │ 3 │ 0.817 │ 1.000 │ 14.17 │ -0.83",
+        "coverage: script:metric │ 3 │ 0.945 │ 1.000 │ 13.33 │ +0.00",
+        "relevance (panel, mean) │ 3 │ 0.655 │ 0.866 │ 15.00 │ -1.67",
+        "script:judge-a │ 3 │ 0.945 │ 1.000 │ 13.33 │ +0.00",
+        "script:judge-b │ 3 │ 0.371 │ 0.500 │ 16.67 │ -3.33",
+    ]
     markdown = calibrate(ws, labels_file, "-f", "markdown")
     assert markdown.exit_code == 0, markdown.output
-    assert "| relevance | script:judge-a | 3 | 0.945 | 1.000 | 13.33 | +0.00 |" in markdown.stdout
-    assert "| (overall) | (evaluation score) | 3 | 0.817 | 1.000 | 14.17 | -0.83 |" in markdown.stdout
+    assert markdown.stdout.splitlines()[4:] == [
+        "| metric | judge | pairs | pearson | spearman | MAE | bias |",
+        "|---|---|---:|---:|---:|---:|---:|",
+        "| (overall) | (evaluation score) | 3 | 0.817 | 1.000 | 14.17 | -0.83 |",
+        "| coverage | script:metric | 3 | 0.945 | 1.000 | 13.33 | +0.00 |",
+        "| relevance | (panel, mean) | 3 | 0.655 | 0.866 | 15.00 | -1.67 |",
+        "| relevance | script:judge-a | 3 | 0.945 | 1.000 | 13.33 | +0.00 |",
+        "| relevance | script:judge-b | 3 | 0.371 | 0.500 | 16.67 | -3.33 |",
+    ]
 
 
 HEADER = "execution_id,team_id,round_number,human_score\n"
@@ -207,3 +221,84 @@ def test_a_wrong_format_is_refused(executed: tuple[Path, str], tmp_path: Path) -
         2,
         ["error: --format: must be 'text', 'json' or 'markdown' (got 'html')"],
     )
+
+
+# judges with names as long as real ones; each one's score per team, and the humans'
+LONG_SCORES = {
+    "script:anthropic-claude-sonnet-4-5-20250929": {"alpha": 20.0, "beta": 90.0, "gamma": 50.0},
+    "script:openai-gpt-4o-mini-2024-07-18": {"alpha": 70.0, "beta": 35.0, "gamma": 55.0},
+    "script:google-gemini-2-5-flash-preview": {"alpha": 5.0, "beta": 0.0, "gamma": 10.0},
+}
+LONG_HUMAN = {"alpha": 95.0, "beta": 10.0, "gamma": 60.0}
+LONG_EVALUATOR = """
+[evaluator]
+model = "script:google-gemini-2-5-flash-preview"
+max_retries = 1
+[[evaluator.metrics]]
+name = "clarity_coherence"
+models = ["script:anthropic-claude-sonnet-4-5-20250929", "script:openai-gpt-4o-mini-2024-07-18"]
+aggregate = "mean"
+[[evaluator.metrics]]
+name = "coverage"
+"""
+
+
+def long_judge(name: str) -> FunctionModel:
+    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        team = re.search(r"# 提出内容\n(\w+) answer", first_user_text(messages))
+        assert team
+        score = LONG_SCORES[name][team.group(1)]
+        return ModelResponse(
+            parts=[ToolCallPart(info.output_tools[0].name, {"score": score, "comment": "ok"})],
+            usage=RequestUsage(input_tokens=20, output_tokens=4),
+        )
+
+    return FunctionModel(fn, model_name=name)
+
+
+def test_at_80_columns_every_figure_is_whole_and_a_one_judge_metric_is_one_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Long metric and model names wrap in their columns; the figures keep their width. The
+    metric judged by one model (coverage) is one row naming that model, not a `(one judge)` row
+    and the model's row with the same figures."""
+    ws = write_workspace(tmp_path / "ws", max_rounds=1)
+    (ws / "configs/evaluator.toml").write_text(LONG_EVALUATOR, encoding="utf-8")
+    for var in [v for v in os.environ if v.startswith("MIXSEEK_")]:
+        monkeypatch.delenv(var)
+    with override_models({**World().models(), **{name: long_judge(name) for name in LONG_SCORES}}):  # type: ignore[arg-type]
+        result = CliRunner().invoke(app, ["exec", "最良の回答を", "-w", str(ws), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    execution_id = json.loads(result.stdout)["execution_id"]
+    lines = [f"{execution_id},{team},1,{score:g}" for team, score in LONG_HUMAN.items()]
+    labels_file = labels(tmp_path / "labels.csv", HEADER + "\n".join(lines) + "\n")
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIXSEEK_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mixseek.cli", "judges", "calibrate", str(labels_file), "-w", str(ws)],
+        capture_output=True,
+        text=True,
+        env={**env, "COLUMNS": "80", "TERM": "dumb", "NO_COLOR": "1"},
+        timeout=300,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert [line.rstrip() for line in proc.stdout.splitlines()] == [
+        "3 label(s) over 1 execution(s)",
+        "judges against human scores",
+        "┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━┳━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━┳━━━━━━━━┓",
+        "┃ metric / judge                 ┃ pairs ┃ pearson ┃ spearman ┃   MAE ┃   bias ┃",
+        "┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━╇━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━╇━━━━━━━━┩",
+        "│ overall (evaluation score)     │     3 │  -0.811 │   -0.866 │ 40.00 │ -25.83 │",
+        "│ clarity_coherence (panel,      │     3 │  -1.000 │   -1.000 │ 36.67 │  -1.67 │",
+        "│ mean)                          │       │         │          │       │        │",
+        "│   script:anthropic-claude-sonn │     3 │  -1.000 │   -1.000 │ 55.00 │  -1.67 │",
+        "│ et-4-5-20250929                │       │         │          │       │        │",
+        "│   script:openai-gpt-4o-mini-20 │     3 │   1.000 │    1.000 │ 18.33 │  -1.67 │",
+        "│ 24-07-18                       │       │         │          │       │        │",
+        "│ coverage:                      │     3 │   0.585 │    0.500 │ 50.00 │ -50.00 │",
+        "│ script:google-gemini-2-5-flash │       │         │          │       │        │",
+        "│ -preview                       │       │         │          │       │        │",
+        "└────────────────────────────────┴───────┴─────────┴──────────┴───────┴────────┘",
+        "bias = mean of (judge − human); MAE = mean |judge − human|; scores on the 0–100 scale",
+    ]

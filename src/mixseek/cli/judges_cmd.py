@@ -72,24 +72,49 @@ def _correlation(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def cells(row: Scored) -> list[str]:
-    """A row's cells: what is compared, then its figures (correlations 3 decimals, points 2)."""
+def _kind(row: Scored) -> str:
+    return {"judge": "one judge", "panel": f"panel, {row.aggregate}"}.get(row.kind or "", row.kind or "")
+
+
+def figures(row: Scored) -> list[str]:
+    """A row's figures: pairs, correlations (3 decimals), points (2 decimals)."""
     c = row.calibration
+    return [str(c.pairs), _correlation(c.pearson), _correlation(c.spearman), f"{c.mae:.2f}", f"{c.bias:+.2f}"]
+
+
+def cells(row: Scored) -> list[str]:
+    """A row's cells as two columns, metric and judge, then its figures."""
     if row.scope == "overall":
         what = ["(overall)", "(evaluation score)"]
     elif row.scope == "metric":
-        kind = {"judge": "one judge", "panel": f"panel, {row.aggregate}"}.get(row.kind or "", row.kind)
-        what = [row.metric or "", f"({kind})"]
+        what = [row.metric or "", f"({_kind(row)})"]
     else:
         what = [row.metric or "", row.model or ""]
-    return [
-        *what,
-        str(c.pairs),
-        _correlation(c.pearson),
-        _correlation(c.spearman),
-        f"{c.mae:.2f}",
-        f"{c.bias:+.2f}",
-    ]
+    return [*what, *figures(row)]
+
+
+def shown(report: CalibrationReport) -> list[Scored]:
+    """The rows to show. A metric judged by one model is shown as that model's row alone: the
+    metric's own row holds the same pairs, so it would only repeat them."""
+    return [row for row in report.rows if not _stands_for_its_judge(report, row)]
+
+
+def _stands_for_its_judge(report: CalibrationReport, row: Scored) -> bool:
+    """`row` is a metric judged by one model, which has its own row."""
+    if row.scope != "metric" or row.kind != "judge":
+        return False
+    return sum(1 for other in report.rows if other.scope == "judge" and other.metric == row.metric) == 1
+
+
+def label(report: CalibrationReport, row: Scored) -> str:
+    """The text table's one name column: a panel's judges indented under its metric; a metric
+    judged by one model is `metric: model`."""
+    if row.scope == "overall":
+        return "overall (evaluation score)"
+    if row.scope == "metric":
+        return f"{row.metric} ({_kind(row)})"
+    metric = next(r for r in report.rows if r.scope == "metric" and r.metric == row.metric)
+    return f"{row.metric}: {row.model}" if _stands_for_its_judge(report, metric) else f"  {row.model}"
 
 
 def _summary(report: CalibrationReport) -> str:
@@ -97,15 +122,20 @@ def _summary(report: CalibrationReport) -> str:
 
 
 def print_table(console: Console, report: CalibrationReport) -> None:
+    """One name column that wraps (a long model name breaks anywhere), and figures that keep
+    their width: at 80 columns every number is shown whole."""
     from rich.table import Table
     from rich.text import Text
 
     console.print(Text(_summary(report)))
+    rows = [[label(report, row), *figures(row)] for row in shown(report)]
     table = Table(title="judges against human scores", title_justify="left")
-    for index, header in enumerate(HEADERS):
-        table.add_column(header, justify="right" if index >= 2 else "left", no_wrap=True)
-    for row in report.rows:
-        table.add_row(*(Text(cell) for cell in cells(row)))  # Text: no rich markup read in names
+    table.add_column("metric / judge", overflow="fold")
+    for index, header in enumerate(HEADERS[2:], start=1):
+        widest = max(len(header), *(len(row[index]) for row in rows))
+        table.add_column(header, justify="right", no_wrap=True, min_width=widest)
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # Text: no rich markup read in names
     console.print(table)
     console.print(Text(NOTE))
 
@@ -121,5 +151,5 @@ def markdown(report: CalibrationReport) -> str:
         "| " + " | ".join(HEADERS) + " |",
         "|" + "|".join("---" if i < 2 else "---:" for i in range(len(HEADERS))) + "|",
     ]
-    lines += ["| " + " | ".join(cell(value) for value in cells(row)) + " |" for row in report.rows]
+    lines += ["| " + " | ".join(cell(value) for value in cells(row)) + " |" for row in shown(report)]
     return "\n".join(lines) + "\n"
