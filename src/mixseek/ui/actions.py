@@ -2,7 +2,8 @@
 
 - `GET /new`, `POST /executions`: a prompt and one of the workspace's orchestrator configs start
   `mixseek exec` in a process of its own (`ui.launcher`); the browser goes to the execution's page
-  at once.
+  at once. A reference answer (`exec --reference`) and an execution id (`exec --execution-id`) may
+  be given too, with the CLI's rules.
 - `POST /executions/{id}/stop`: Ctrl-C (SIGINT) to the process that owns the execution, as its
   lease in the store names it; `mixseek exec` marks the execution interrupted, resumable.
 - `POST /executions/{id}/resume`: `mixseek exec --resume` in a new process.
@@ -19,6 +20,7 @@ import asyncio
 import time
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +29,14 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from mixseek.config.workspace import Workspace
+from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execution_id
 from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
 from mixseek.storage.errors import StoreBusyError
 from mixseek.storage.models import ExecutionRecord
 from mixseek.ui.launcher import interrupt_owner, launch_state, resume_execution, start_execution
 from mixseek.ui.pages_execution import execution_url
 from mixseek.ui.reads import UnknownExecution, read_store, ui_settings
+from mixseek.ui.settings import UISettings
 from mixseek.ui.templating import render
 
 STOP_WAIT_SECONDS = 15.0
@@ -65,14 +69,25 @@ def _has_orchestrator(path: Path) -> bool:
     return isinstance(data.get("orchestrator"), dict)
 
 
+@dataclass(frozen=True)
+class NewExecution:
+    """What the form asks for, as the browser sent it (line breaks as LF)."""
+
+    prompt: str = ""
+    config: str = ""
+    reference: str = ""
+    """Blank: none (a field left empty; `exec --reference` takes no empty answer key)."""
+    execution_id: str = ""
+    """Blank: a generated id."""
+
+
 def _form_page(
-    request: Request, configs: list[str], prompt: str, selected: str, error: str | None, status: int
+    request: Request, configs: list[str], given: NewExecution, error: str | None, status: int
 ) -> Response:
     ws = ui_settings(request).workspace
     context = {
         "configs": configs,
-        "prompt": prompt,
-        "selected": selected,
+        "given": given,
         "error": error,
         "workspace": str(ws.root),
         "configs_dir": str(ws.configs),
@@ -84,12 +99,33 @@ async def new_page(request: Request) -> Response:
     """`GET /new`: the form."""
     ws = ui_settings(request).workspace
     configs = await asyncio.to_thread(orchestrator_configs, ws)
-    return _form_page(request, configs, "", ws.orchestrator_file.name, None, 200)
+    return _form_page(request, configs, NewExecution(config=ws.orchestrator_file.name), None, 200)
 
 
 def _field(form: Any, name: str) -> str:
+    """A form field's text; a textarea's line breaks come as CRLF."""
     value = form.get(name)
-    return value if isinstance(value, str) else ""
+    return value.replace("\r\n", "\n") if isinstance(value, str) else ""
+
+
+async def _problem(settings: UISettings, given: NewExecution, configs: list[str]) -> str | None:
+    """Why the form cannot start an execution, in one line naming the field; None if it can."""
+    if not given.prompt.strip():
+        return "prompt: must not be empty"
+    if given.config not in configs:
+        return f"config: no orchestrator config '{given.config}' in {settings.workspace.configs}"
+    execution_id = given.execution_id
+    if not execution_id:
+        return None
+    if not is_valid_execution_id(execution_id):
+        return f"execution id: {execution_id!r}: {EXECUTION_ID_RULE}"
+    db = settings.db_path
+    if await read_store(db, lambda store: store.get_execution(execution_id), None) is not None:
+        return f"execution id: '{execution_id}' exists already in {db}"
+    state = launch_state(settings.workspace, execution_id)
+    if state is not None and state.running:
+        return f"execution id: '{execution_id}' is being started already"
+    return None
 
 
 async def start(request: Request) -> Response:
@@ -97,18 +133,23 @@ async def start(request: Request) -> Response:
     or why it could not start, until the execution is in the store)."""
     settings = ui_settings(request)
     async with request.form() as form:
-        prompt = _field(form, "prompt").replace("\r\n", "\n")  # a textarea's line breaks come as CRLF
-        config = _field(form, "config")
+        given = NewExecution(
+            prompt=_field(form, "prompt"),
+            config=_field(form, "config"),
+            reference=_field(form, "reference"),
+            execution_id=_field(form, "execution_id").strip(),
+        )
     configs = await asyncio.to_thread(orchestrator_configs, settings.workspace)
-    error = None
-    if not prompt.strip():
-        error = "prompt: must not be empty"
-    elif config not in configs:
-        error = f"config: no orchestrator config '{config}' in {settings.workspace.configs}"
+    error = await _problem(settings, given, configs)
     if error is not None:
-        return _form_page(request, configs, prompt, config, error, 400)
+        return _form_page(request, configs, given, error, 400)
     execution_id = await asyncio.to_thread(
-        start_execution, settings, prompt, settings.workspace.configs / config
+        start_execution,
+        settings,
+        given.prompt,
+        settings.workspace.configs / given.config,
+        reference=given.reference if given.reference.strip() else None,
+        execution_id=given.execution_id or None,
     )
     return RedirectResponse(execution_url(execution_id), status_code=303)
 

@@ -4,12 +4,14 @@ Why a separate process rather than a task in the server: it is the same command,
 as the CLI's (what it writes, its lease, its Ctrl-C handling), it survives the dashboard being
 stopped, and the dashboard stays a reader of the store. The process starts a session of its own
 (a Ctrl-C in the dashboard's terminal is not the execution's), gets no shell (the prompt goes in
-on its standard input, from an unnamed temporary file), and writes its output to
+on its standard input, from an unnamed temporary file; a reference answer likewise, as the file of
+a descriptor it inherits: neither shows in its command line), and writes its output to
 `logs/ui-<execution_id>.log`.
 
-The execution id is chosen here, up front, so the browser can be sent to the execution's page at
-once. Until the process has written the execution's row, that page is told by `launch_state`
-whether the process still starts or has ended — and then what it said last (a bad config's error).
+The execution id is chosen here (or by the user, as `exec --execution-id`), up front, so the
+browser can be sent to the execution's page at once. Until the process has written the execution's
+row, that page is told by `launch_state` whether the process still starts or has ended — and then
+what it said last (a bad config's error).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 import psutil
 
@@ -47,12 +49,20 @@ def log_path(workspace: Workspace, execution_id: str) -> Path:
     return workspace.logs / f"ui-{execution_id}.log"
 
 
-def start_execution(settings: UISettings, prompt: str, config: Path) -> str:
-    """Start a new execution of `prompt` with the orchestrator config `config`; its id."""
-    execution_id = new_execution_id()
+def start_execution(
+    settings: UISettings,
+    prompt: str,
+    config: Path,
+    *,
+    reference: str | None = None,
+    execution_id: str | None = None,
+) -> str:
+    """Start a new execution of `prompt` with the orchestrator config `config` (and `reference`,
+    as `exec --reference`), named `execution_id` or a generated id; its id."""
+    execution_id = execution_id or new_execution_id()
     ws = settings.workspace
     argv = ["exec", "--prompt-file", "-", "--config", str(config), "-w", str(ws.root)]
-    _spawn(settings, execution_id, [*argv, "--execution-id", execution_id], stdin=prompt)
+    _spawn(settings, execution_id, [*argv, "--execution-id", execution_id], stdin=prompt, reference=reference)
     return execution_id
 
 
@@ -63,12 +73,19 @@ def resume_execution(settings: UISettings, execution_id: str, config: Path | Non
     _spawn(settings, execution_id, argv if config is None else [*argv, "--config", str(config)])
 
 
-def _spawn(settings: UISettings, execution_id: str, args: list[str], *, stdin: str = "") -> None:
+def _spawn(
+    settings: UISettings, execution_id: str, args: list[str], *, stdin: str = "", reference: str | None = None
+) -> None:
     log = log_path(settings.workspace, execution_id)
     log.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryFile() as given, log.open("ab") as output:
-        given.write(stdin.encode("utf-8"))
-        given.seek(0)
+    # unnamed temporary files: nothing of them is left behind, whatever becomes of either process
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as key, log.open("ab") as output:
+        _fill(given, stdin)
+        passed: tuple[int, ...] = ()
+        if reference is not None:  # the answer key: kept out of the command line any process can read
+            _fill(key, reference)
+            passed = (key.fileno(),)
+            args = [*args, "--reference-file", f"/dev/fd/{key.fileno()}"]
         process = subprocess.Popen(
             [*settings.exec_argv, *args],
             stdin=given,
@@ -76,12 +93,19 @@ def _spawn(settings: UISettings, execution_id: str, args: list[str], *, stdin: s
             stderr=subprocess.STDOUT,
             cwd=settings.workspace.root,
             start_new_session=True,
+            pass_fds=passed,
         )
     with _lock:
         _processes[log] = process
     threading.Thread(
         target=_reap, args=(log, process), name=f"mixseek-exec-{execution_id}", daemon=True
     ).start()
+
+
+def _fill(file: IO[bytes], text: str) -> None:
+    """Write `text` (UTF-8) to `file` and rewind it, for the process to read from its start."""
+    file.write(text.encode("utf-8"))
+    file.seek(0)
 
 
 def _reap(log: Path, process: subprocess.Popen[bytes]) -> None:
