@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import tomllib
 from datetime import date
 from pathlib import Path
 
 from typer.testing import CliRunner
 
+from e2e.scripted import write_workspace
 from mixseek.cli.app import app
 from mixseek.prompt_builder.constants import DEFAULT_TEAM_USER_PROMPT
 
@@ -117,3 +121,66 @@ def test_config_show_text(workspace: Path, runner: CliRunner) -> None:
     assert result.exit_code == 0
     assert "orchestrator" in result.stdout and "credentials" in result.stdout
     assert "(not set)" in result.stdout
+
+
+def test_config_show_at_80_columns_names_each_file_once_and_wraps_no_path(tmp_path: Path) -> None:
+    """Each table's heading names its file relative to the workspace (the first line names the
+    workspace); a row set by that file says `file`, so no row's source wraps a long path over
+    several lines. A file outside the workspace (`--config`) is named whole."""
+    ws = write_workspace(tmp_path / "a-rather-long-directory-name" / "for-a-workspace", max_rounds=2)
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text(
+        (ws / "configs/orchestrator.toml")
+        .read_text(encoding="utf-8")
+        .replace('"agents/', f'"{ws}/configs/agents/'),
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIXSEEK_")}
+    env.update(COLUMNS="80", TERM="dumb", NO_COLOR="1")
+
+    def show(*args: str, variables: dict[str, str] | None = None) -> list[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "mixseek.cli", "config", "show", "-w", str(ws), *args],
+            capture_output=True, text=True, env={**env, **(variables or {})}, timeout=300, check=False,
+        )  # fmt: skip
+        assert (proc.returncode, proc.stderr) == (0, "")
+        return [line.rstrip() for line in proc.stdout.splitlines()]
+
+    lines = show()
+    assert lines[:8] == [
+        f"workspace: {ws}",
+        "orchestrator: configs/orchestrator.toml",
+        "┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━┓",
+        "┃ key                               ┃ value                          ┃ source  ┃",
+        "┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━┩",
+        "│ max_rounds                        │ 2                              │ file    │",
+        "│ min_rounds                        │ 1                              │ file    │",
+        "│ max_concurrent_teams              │ 3                              │ file    │",
+    ]
+    assert "│ timeout_per_team_seconds          │ 600.0                          │ default │" in lines
+    headings = [line for line in lines if line[:1] not in "┏┃┡│└"]
+    assert headings == [
+        f"workspace: {ws}",
+        "orchestrator: configs/orchestrator.toml",
+        "evaluator: configs/evaluator.toml",
+        "judgment: configs/judgment.toml",
+        "prompt_builder",  # every value a default: no file to name
+        "team alpha: configs/agents/alpha.toml",
+        "team beta: configs/agents/beta.toml",
+        "team gamma: configs/agents/gamma.toml",
+        "credentials",
+    ]
+    assert not any(str(tmp_path)[-20:] in line for line in lines[1:])  # no path, nor part of one
+    assert all(len(line) <= 80 for line in lines[1:])
+
+    # a value from the environment names its variable
+    varied = show(variables={"MIXSEEK_ORCHESTRATOR__MIN_ROUNDS": "2"})
+    at = varied.index(next(line for line in varied if line.startswith("│ min_rounds ")))
+    end = varied.index(next(line for line in varied if line.startswith("│ max_concurrent_teams ")))
+    cells = [line.strip("│").split("│") for line in varied[at:end]]
+    assert [cell.strip() for cell in cells[0][:2]] == ["min_rounds", "2"]
+    assert "".join(row[2].strip() for row in cells) == "envMIXSEEK_ORCHESTRATOR__MIN_ROUNDS"
+
+    outside = show("--config", str(elsewhere))
+    assert outside[1] == f"orchestrator: {elsewhere}"
+    assert outside[5] == "│ max_rounds                        │ 2                              │ file    │"

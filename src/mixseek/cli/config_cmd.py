@@ -149,9 +149,16 @@ def config_show(
         "judgment": _rows(loaded.judgment),
         "prompt_builder": _rows(loaded.prompt_builder),
     }
+    files: dict[str, Path | None] = {
+        "orchestrator": loaded.orchestrator.file,
+        "evaluator": loaded.evaluator.file,
+        "judgment": loaded.judgment.file,
+        "prompt_builder": loaded.prompt_builder.file,
+    }
     for entry in loaded.teams:
         skip = UNUSED_BY_WORKFLOW_TEAMS if entry.config.workflow is not None else frozenset()
         sections[f"team {entry.config.team_id}"] = _file_rows(entry.config, entry.path, skip=skip)
+        files[f"team {entry.config.team_id}"] = entry.path
     sections["credentials"] = _credential_rows(loaded)
     if output_format == "json":
         print_json({"workspace": str(ws.root), "sections": sections})
@@ -159,12 +166,23 @@ def config_show(
     out = stdout_console()
     out.print(f"workspace: {escape(str(ws.root))}")
     for title, rows in sections.items():
-        table = Table(title=title, title_justify="left", show_lines=False)
-        for column in ("key", "value", "source"):
-            table.add_column(column, overflow="fold")
+        file = files.get(title)
+        from_file = file is not None and any(row["source"] == str(file) for row in rows)
+        heading = f"{title}: {_shown_path(file, ws.root)}" if file is not None and from_file else title
+        table = Table(title=escape(heading), title_justify="left", show_lines=False)
+        # keys whole; a long value or variable name wraps rather than the path of every row
+        table.add_column("key", no_wrap=True)
+        table.add_column("value", overflow="fold")
+        table.add_column("source", overflow="fold")
         for row in rows:
-            table.add_row(escape(row["key"]), escape(row["value"]), escape(row["source"]))
+            source = "file" if from_file and row["source"] == str(file) else row["source"]
+            table.add_row(escape(row["key"]), escape(row["value"]), escape(source))
         out.print(table)
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    """`path` relative to the workspace when it is inside it: the line above the tables names it."""
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 @config_app.command("validate")
