@@ -204,3 +204,50 @@ def test_runs_list_and_show_load_neither_pydantic_ai_nor_the_write_path(
             watched=(*COMMAND_MODULES, *SHOWING_ONE_EXECUTION),
         )
         assert modules == ["mixseek.cli.runs_cmd"], output_format
+
+
+ENGINE = (
+    "pydantic_ai",
+    "duckdb",
+    "jinja2",
+    "asyncio",
+    "mixseek.api",
+    "mixseek.config.bundle",
+    "mixseek.orchestrator.orchestrator",
+    "mixseek.storage.aggregation_store",
+)
+"""What `mixseek exec` runs an execution with: a second of imports."""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["exec", "hi"],
+            "error: --workspace: no workspace given: pass --workspace/-w DIR or set MIXSEEK_WORKSPACE",
+        ),
+        (
+            ["exec"],
+            "error: PROMPT: give the task as an argument or with --prompt-file (or --resume EXECUTION_ID)",
+        ),
+        (
+            ["exec", "hi", "--resume", "x", "-w", "."],
+            "error: PROMPT: not allowed with --resume (the execution keeps its prompt)",
+        ),
+        (
+            ["exec", "hi", "-f", "yaml", "-w", "."],
+            "error: --output-format: must be 'text' or 'json' (got 'yaml')",
+        ),
+        (
+            ["exec", "hi", "--execution-id", "Bad Id", "-w", "."],
+            "error: --execution-id: 'Bad Id': use lower-case letters, digits and '-' (at most 64, "
+            "starting and ending with a letter or digit)",
+        ),
+    ],
+)
+def test_exec_refuses_bad_arguments_before_loading_the_engine(args: list[str], message: str) -> None:
+    """A mistyped `exec` is told at once: the arguments are checked before pydantic-ai, DuckDB and
+    the orchestrator load (a second and a half, for one line)."""
+    proc, loaded = loaded_by(*args, watched=ENGINE)
+    assert (proc.returncode, proc.stderr.splitlines()) == (2, [message])
+    assert loaded == []

@@ -131,16 +131,6 @@ def exec_command(
     governor_listen: GovernorListenOption = None,
 ) -> None:
     """Run all teams on PROMPT for up to max_rounds rounds; the best submission wins."""
-    # the engine loads here, not with the module: every command, `mixseek --help` too, imports it
-    from mixseek.api import Mixseek
-    from mixseek.cli.summary_view import print_summary
-    from mixseek.config.bundle import load_execution_config
-    from mixseek.orchestrator.orchestrator import new_execution_id
-    from mixseek.orchestrator.preflight import reference_problems
-    from mixseek.storage.aggregation_store import AggregationStore
-    from mixseek.storage.errors import StorageError
-    from mixseek.storage.health import check_store
-
     check_output_format(output_format)
     check_output_format(log_format, "--log-format")
     prompt = given_text(prompt, prompt_file, name="PROMPT", option="--prompt-file")
@@ -153,6 +143,17 @@ def exec_command(
     _check_execution_id(execution_id, resume)
     reference = given_reference(reference, reference_file, resume=resume)
     ws = resolve_workspace(workspace)
+    # the engine loads only now, once the arguments are known to be good (a mistyped one is told
+    # at once), and not with the module: every command, `mixseek --help` too, imports it
+    from mixseek.api import Mixseek
+    from mixseek.cli.summary_view import print_summary
+    from mixseek.config.bundle import load_execution_config
+    from mixseek.orchestrator.orchestrator import new_execution_id
+    from mixseek.orchestrator.preflight import reference_problems
+    from mixseek.storage.aggregation_store import AggregationStore
+    from mixseek.storage.errors import StorageError
+    from mixseek.storage.health import check_store
+
     try:
         loaded = load_execution_config(ws, config)  # what `mixseek.load_workspace` does
         loaded = apply_otel(loaded, otel)
