@@ -119,12 +119,11 @@ class CopyGuard:
         """Tokens that may not come next."""
         if not self._runs:
             return []
-        banned = {
-            self._tokens[position]
-            for position, copied in self._runs.items()
-            if copied + self._width(self._tokens[position]) >= self._ban_at
-        }
-        banned.discard(-1)
+        banned = set()
+        for position, copied in self._runs.items():
+            token = self._tokens[position]
+            if token >= 0 and copied + self._width(token) >= self._ban_at:
+                banned.add(token)
         return sorted(banned)
 
     def accept(self, token: int) -> None:

@@ -23,6 +23,7 @@ MIN_COPY_CHARS = 16
 
 ELLIPSIS = "…"
 SENTENCE_ENDS = frozenset("。．！？!?\n")
+"""Characters that end a sentence wherever they stand; "." ends one before a space (not in 3.14)."""
 CLAUSE_BREAKS = frozenset("、，,;；:：")
 _HIRAGANA = re.compile(r"[\u3041-\u309f]")
 _WORD_CHARS = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ffA-Za-z0-9\uff10-\uff19]")
@@ -80,11 +81,11 @@ def end_at_boundary(text: str) -> str:
     boundary in its last 70% only gets the `…`.
     """
     stripped = text.rstrip()
-    if not stripped or stripped[-1] in SENTENCE_ENDS:
+    if not stripped or _ends_sentence(stripped, len(stripped) - 1):
         return stripped
     floor = int(len(stripped) * MIN_KEPT_SHARE)
-    for index in range(len(stripped) - 1, floor - 1, -1):
-        if stripped[index] in SENTENCE_ENDS:
+    for index in range(len(stripped) - 2, floor - 1, -1):
+        if _ends_sentence(stripped, index):
             return stripped[: index + 1].rstrip()
     for index in range(len(stripped) - 1, floor - 1, -1):
         char = stripped[index]
@@ -93,6 +94,16 @@ def end_at_boundary(text: str) -> str:
         if _ends_phrase(stripped, index):
             return stripped[: index + 1] + ELLIPSIS
     return stripped + ELLIPSIS
+
+
+def _ends_sentence(text: str, index: int) -> bool:
+    char = text[index]
+    if char in SENTENCE_ENDS:
+        return True
+    if char != ".":
+        return False
+    after_word = index > 0 and not text[index - 1].isdigit()
+    return after_word and (index + 1 == len(text) or text[index + 1].isspace())
 
 
 def _ends_phrase(text: str, index: int) -> bool:
