@@ -12,11 +12,14 @@ Measures, in one process:
                member's result), member (free text answer), evaluator metric (`MetricScore`
                output tool), judgment (`JudgmentOutput` output tool).
 
-- sample:      wall seconds of the README's first run: `mixseek init` into a temporary directory and
-               `mixseek exec "日本の少子化対策を3つ提案してください"` (2 teams x 2 rounds on the sample
-               workspace), as a subprocess, before this process loads the model; shown next to the
-               90 s aim with the load average before and after (other processes on the machine
-               slow it down). `--no-sample` skips it.
+- sample:      the README's first run, `--sample-runs` times (10) in each of `--languages` (ja,en):
+               `mixseek init --language L` into a temporary directory and `mixseek exec --prompt-file
+               prompt.txt` (2 teams x 2 rounds on the sample workspace), as subprocesses, before
+               this process loads the model. Per language: how often the two teams' best scores
+               differ (aim: 9 of 10), how often a team's round 2 scored above its round 1, the median
+               and longest wall time next to the 90 s aim, the load average (other processes on the
+               machine slow it down), and the share of the winning text's letters in the language's
+               script. `--no-sample` skips it.
 
 Calls run in the order of one team round (leader, 2 members, leader, 3 metrics, judgment), `--runs`
 times, each run with a different round number at the start of every prompt so no prompt is fully
@@ -30,7 +33,7 @@ Prints a table, then one JSON line:
     {"bench": "local_model", "load_s": ..., "prompt_tok_s": ..., "gen_tok_s": ..., ...}
 
 Run: python bench/local_model.py [--model local:smollm2] [--runs 3] [--max-tokens 512] [--threads N]
-                                 [--no-prompt-cache] [--no-sample]
+                                 [--no-prompt-cache] [--no-sample] [--sample-runs 10] [--languages ja,en]
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -179,30 +183,55 @@ def round_calls(round_number: int) -> list[Call]:
     ]
 
 
-SAMPLE_PROMPT = "日本の少子化対策を3つ提案してください"
 SAMPLE_AIM_S = 90.0
+DIFFERENT_BEST_AIM = 0.9
+"""Share of sample runs whose two teams' best scores differ (the issue's 9 of 10)."""
+_LETTER = re.compile(r"[^\W\d_]")
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
 
 
-def sample_execution(model: str) -> dict[str, Any]:
-    """The README's `mixseek init` + `mixseek exec` on the sample workspace, timed (a subprocess)."""
+def script_share(text: str, language: str) -> float:
+    """Share of the letters of `text` in the sample language's script (kana/kanji, or Latin): a
+    rough sign of whether the model kept to the language it was asked in."""
+    letters = _LETTER.findall(text)
+    if not letters:
+        return 0.0
+    own = _JAPANESE if language == "ja" else _LATIN
+    return sum(1 for letter in letters if own.match(letter)) / len(letters)
+
+
+def sample_execution(model: str, language: str) -> dict[str, Any]:
+    """`mixseek init --language L` + `mixseek exec --prompt-file prompt.txt` on the sample
+    workspace, timed (subprocesses), and what its verdict says: each team's score per round."""
 
     def mixseek(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "mixseek.cli", *args], capture_output=True, text=True)
 
     with tempfile.TemporaryDirectory(prefix="mixseek-bench-") as tmp:
         workspace = str(Path(tmp) / "workspace")
-        init = mixseek("init", "-w", workspace, "--model", model)
+        init = mixseek("init", "-w", workspace, "--model", model, "--language", language)
         if init.returncode != 0:
             raise SystemExit(f"mixseek init failed: {init.stderr.strip()}")
         load_before = os.getloadavg()[0]
         started = time.perf_counter()
-        run = mixseek("exec", SAMPLE_PROMPT, "-w", workspace, "-f", "json")
+        run = mixseek(
+            "exec", "--prompt-file", str(Path(workspace) / "prompt.txt"), "-w", workspace, "-f", "json"
+        )
         seconds = time.perf_counter() - started
         load_after = os.getloadavg()[0]
-    try:
-        summary = json.loads(run.stdout)
-    except ValueError:
-        summary = {}
+        try:
+            summary = json.loads(run.stdout)
+            shown = json.loads(
+                mixseek("runs", "show", summary["execution_id"], "-w", workspace, "-f", "json").stdout
+            )
+        except (ValueError, KeyError):
+            summary, shown = {}, {}
+    scores = {
+        team["team_id"]: {r["round_number"]: r["score"] for r in team["rounds"] if r["score"] is not None}
+        for team in shown.get("teams", [])
+    }
+    best = shown.get("best") or {}
     return {
         "seconds": seconds,
         "exit_code": run.returncode,
@@ -210,7 +239,37 @@ def sample_execution(model: str) -> dict[str, Any]:
         "rounds": summary.get("rounds_run", 0),
         "requests": summary.get("usage", {}).get("requests", 0),
         "load": (load_before, load_after),
+        "scores": scores,
+        "script_share": script_share(str(best.get("content", "")), language),
         "error": run.stderr.strip().splitlines()[-1] if run.returncode != 0 and run.stderr.strip() else "",
+    }
+
+
+def sample_verdicts(model: str, language: str, runs: int) -> dict[str, Any]:
+    """`runs` sample executions in `language`: how often the two teams' best scores differ, how
+    often a team's round 2 scored above its round 1, and the median wall time."""
+    results = [sample_execution(model, language) for _ in range(runs)]
+    differing = improved = pairs = 0
+    for result in results:
+        bests = [max(rounds.values()) for rounds in result["scores"].values() if rounds]
+        differing += len(bests) == 2 and bests[0] != bests[1]
+        for rounds in result["scores"].values():
+            if 1 in rounds and 2 in rounds:
+                pairs += 1
+                improved += rounds[2] > rounds[1]
+    return {
+        "language": language,
+        "runs": runs,
+        "failed": sum(1 for r in results if r["exit_code"] != 0),
+        "different_best": differing,
+        "round2_above_round1": improved,
+        "round_pairs": pairs,
+        "median_s": statistics.median(r["seconds"] for r in results),
+        "max_s": max(r["seconds"] for r in results),
+        "median_requests": statistics.median(r["requests"] for r in results),
+        "winner_script_share": statistics.fmean(r["script_share"] for r in results),
+        "load": [round(min(r["load"][0] for r in results), 2), round(max(r["load"][1] for r in results), 2)],
+        "errors": sorted({r["error"] for r in results if r["error"]}),
     }
 
 
@@ -285,10 +344,17 @@ def main() -> int:
         "--threads", type=int, default=None, help="llama.cpp threads (default: usable CPUs - 1)"
     )
     parser.add_argument("--no-prompt-cache", action="store_true", help="do not keep states of recent prompts")
-    parser.add_argument("--no-sample", action="store_true", help="do not time the sample mixseek exec")
+    parser.add_argument("--no-sample", action="store_true", help="do not run the sample mixseek exec")
+    parser.add_argument("--sample-runs", type=int, default=10, help="sample executions per language")
+    parser.add_argument("--languages", default="ja,en", help="sample languages, comma-separated")
     args = parser.parse_args()
 
-    sample = None if args.no_sample else sample_execution(args.model)
+    languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+    samples_by_language = (
+        []
+        if args.no_sample
+        else [sample_verdicts(args.model, language, args.sample_runs) for language in languages]
+    )
 
     built = create_model(args.model, role="bench")
     if not isinstance(built, LlamaCppModel):
@@ -335,16 +401,29 @@ def main() -> int:
     print(
         f"team round (ESTIMATE: 2 leader + 2 member + 3 metric + 1 judgment calls, one team): {round_s:.1f} s"
     )
-    if sample is not None:
-        verdict = "within" if sample["exit_code"] == 0 and sample["seconds"] <= SAMPLE_AIM_S else "OVER"
+    if samples_by_language:
+        print()
         print(
-            f"sample exec (mixseek init + exec, 2 teams x 2 rounds): {sample['seconds']:.1f} s, "
-            f"aim <= {SAMPLE_AIM_S:.0f} s: {verdict}  (exit {sample['exit_code']}, {sample['status']}, "
-            f"{sample['rounds']} rounds, {sample['requests']} requests, "
-            f"load {sample['load'][0]:.2f} -> {sample['load'][1]:.2f})"
+            f"{'sample':<7} {'runs':>4} {'failed':>6} {'best differs':>13} {'r2 > r1':>8} "
+            f"{'median s':>9} {'max s':>6} {'aim s':>6} {'script':>7}"
         )
-        if sample["error"]:
-            print(f"sample exec error: {sample['error']}")
+    for verdicts in samples_by_language:
+        differs = f"{verdicts['different_best']}/{verdicts['runs']}"
+        above = f"{verdicts['round2_above_round1']}/{verdicts['round_pairs']}"
+        print(
+            f"{verdicts['language']:<7} {verdicts['runs']:>4} {verdicts['failed']:>6} "
+            f"{differs:>13} {above:>8} "
+            f"{verdicts['median_s']:>9.1f} {verdicts['max_s']:>6.1f} {SAMPLE_AIM_S:>6.0f} "
+            f"{verdicts['winner_script_share']:>7.2f}"
+        )
+        for error in verdicts["errors"]:
+            print(f"  error: {error}")
+    if samples_by_language:
+        print(
+            f"(best differs: the two teams' best scores differ, aim >= {DIFFERENT_BEST_AIM:.0%} of runs; "
+            "r2 > r1: a team's round 2 scored above its round 1; "
+            "script: share of the winning text's letters in the sample language's script)"
+        )
 
     line = {
         "bench": "local_model",
@@ -357,17 +436,8 @@ def main() -> int:
         "json_gen_tok_s": round(rates["json_gen_tok_s"], 1),
         **{f"{role}_call_s": round(seconds, 2) for role, seconds in per_call.items()},
         "team_round_s_estimate": round(round_s, 1),
-        **(
-            {}
-            if sample is None
-            else {
-                "sample_exec_s": round(sample["seconds"], 1),
-                "sample_exec_aim_s": SAMPLE_AIM_S,
-                "sample_exec_exit": sample["exit_code"],
-                "sample_exec_requests": sample["requests"],
-                "sample_exec_load": [round(value, 2) for value in sample["load"]],
-            }
-        ),
+        "sample_exec_aim_s": SAMPLE_AIM_S,
+        "samples": samples_by_language,
         "runs": args.runs,
         "max_tokens": args.max_tokens,
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -477,18 +478,64 @@ def test_a_reconnected_stream_sends_only_what_changed(
 
     with httpx.Client(base_url=served.url, timeout=60) as client:
         first = events(client.get("/executions/live-1/stream").text)  # ends after STREAM_SECONDS
-        names = [name for name, _, _ in first]
+        names = [name for name, _, _ in first if name != "duration"]  # (the duration grows meanwhile)
         assert names == ["header", "grid", "leaderboard", "chart", "judgments", "usage", "failures"]
-        last_id = first[-1][2]
+        last_id = next(event_id for _, _, event_id in reversed(first) if event_id is not None)
         assert last_id is not None
         same = client.get("/executions/live-1/stream", headers={"Last-Event-ID": last_id})
-        assert same.text == "retry: 100\n\n"  # nothing changed since: nothing sent
+        # nothing changed since: nothing sent but the duration, which grows while it runs
+        assert same.text.startswith("retry: 100\n\n")
+        assert {name for name, _, _ in events(same.text)} == {"duration"}
         asyncio.run(_save_round(db))
         changed = events(client.get("/executions/live-1/stream", headers={"Last-Event-ID": last_id}).text)
         assert changed[0][0] == "header"
         grid = next(data for name, data, _ in changed if name == "grid")
         assert cell_texts(cell(parse(grid), "t1", 1))[:2] == ("64.0", "completed")
         asyncio.run(_finish(db))
+
+
+def _seconds(text: str) -> float:
+    """A duration as the page prints it under a minute ("12.3 s")."""
+    assert text.endswith(" s") and "min" not in text, text
+    return float(text.removesuffix(" s"))
+
+
+def test_a_running_execution_shows_its_duration_so_far(
+    tmp_path: Path, serve: Callable[..., Served], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round may run for minutes without a row changing: the page and its stream show the
+    duration growing all the same (it stayed at its first reading)."""
+    monkeypatch.setattr(live, "STREAM_SECONDS", 1.5)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    served = serve(ws, live_poll_seconds=0.05)
+    created = time.monotonic()
+    asyncio.run(_new_running_execution(ws / "mixseek.db"))
+
+    with httpx.Client(base_url=served.url, timeout=60) as client:
+        first = _seconds(page(client, "/executions/live-1").by_id("execution-duration").text)
+        time.sleep(1.5)  # nothing is written meanwhile
+        shown = page(client, "/executions/live-1").by_id("execution-duration")
+        read = time.monotonic()
+        # (each figure is rounded to a tenth)
+        assert first + 1.4 <= _seconds(shown.text) <= read - created + 0.05
+        assert shown.attrs["sse-swap"] == "duration"  # the live stream's `duration` events update it
+
+        sent = events(client.get("/executions/live-1/stream").text)  # ends after STREAM_SECONDS
+        assert [name for name, _, _ in sent][:7] == [
+            "header",
+            "grid",
+            "leaderboard",
+            "chart",
+            "judgments",
+            "usage",
+            "failures",
+        ]
+        header = _seconds(parse(sent[0][1]).by_id("execution-duration").text)
+        later = [_seconds(data) for name, data, _ in sent[7:] if name == "duration"]
+        assert [name for name, _, _ in sent[7:]] == ["duration"] * len(later)
+        assert later == sorted(set(later)) and later[0] > header  # sent as the text changes
+        assert later[-1] >= header + 1.2  # the stream's last reading, STREAM_SECONDS after its first
 
 
 # -- the read the page makes ---------------------------------------------------------------

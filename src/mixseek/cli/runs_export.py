@@ -57,13 +57,11 @@ def one_line(text: object) -> str:
     return " ".join(str(text).split()) if text is not None else ""
 
 
-def stop_text(view: ExecutionView) -> str:
-    """The suffix after a status, like " (stop_reason: stop_detail)", and why the run is degraded."""
-    text = ""
-    if view.stop_reason:
-        text = f" ({view.stop_reason}{': ' + view.stop_detail if view.stop_detail else ''})"
+def status_text(view: ExecutionView) -> str:
+    """The status and why it stopped, each said once (`completed (finished)`, `interrupted after
+    round 2`), and why the run is degraded."""
     reasons = view.degraded_reasons
-    return text + (f" — degraded: {'; '.join(reasons)}" if reasons else "")
+    return view.status_words + (f" — degraded: {'; '.join(reasons)}" if reasons else "")
 
 
 def usage_text(usage: UsageTotals) -> str:
@@ -166,7 +164,7 @@ def markdown_report(view: ExecutionView) -> str:
         out += [fenced(prompt), ""]
     out += [
         f"- execution: `{view.execution_id}`",
-        f"- status: {view.status}{stop_text(view)}",
+        f"- status: {status_text(view)}",
         f"- started: {view.started_at.isoformat()}",
         f"- duration: {view.duration_seconds:.1f} s",
         f"- rounds: {view.rounds_run}",
@@ -192,7 +190,7 @@ def markdown_report(view: ExecutionView) -> str:
         ]
     for team in view.teams:
         out += [f"## Team {team_heading(team)}", ""]
-        out += [f"- status: {team.status}", f"- rounds scored: {team.rounds_completed}"]
+        out += [f"- status: {team.status_words}", f"- rounds scored: {team.rounds_completed}"]
         if team.best_round is not None:
             out.append(f"- best round: {team.best_round} ({score_text(team.best_score)})")
         out += [f"- stopped because: {team.exit_reason}"] if team.exit_reason else []

@@ -8,8 +8,8 @@ from mixseek.cli.runs_export import (
     leaderboard_rows,
     metric_rows,
     one_line,
+    status_text,
     steps_text,
-    stop_text,
     team_heading,
     usage_text,
 )
@@ -25,7 +25,7 @@ SHOWN_COMPARISONS = 30
 
 
 def _team_lines(team: TeamView) -> list[str]:
-    parts = [team.status, f"{team.rounds_completed} round(s) scored"]
+    parts = [team.status_words, f"{team.rounds_completed} round(s) scored"]
     if team.best_round is not None:
         parts.append(f"best round {team.best_round} ({score_text(team.best_score)})")
     if team.exit_reason:
@@ -68,7 +68,7 @@ def show_lines(view: ExecutionView) -> list[str]:
     view = without_controls(view)
     prompt_lines = view.user_prompt.splitlines() or [""]
     lines = [
-        f"execution {view.execution_id}: {view.status}{stop_text(view)}",
+        f"execution {view.execution_id}: {status_text(view)}",
         f"prompt: {prompt_lines[0]}",
         *(f"  {line}" for line in prompt_lines[1:]),
         f"started {when(view.started_at)} UTC, duration {view.duration_seconds:.1f} s, "

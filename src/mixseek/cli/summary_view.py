@@ -12,6 +12,7 @@ from rich.text import Text
 
 from mixseek.orchestrator.models import ExecutionSummary
 from mixseek.report import pairwise as pairwise_rows
+from mixseek.storage.overview import status_words
 from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.views import RankingEntry
 from mixseek.text_safety import strip_controls_in
@@ -84,8 +85,8 @@ def print_summary(console: Console, summary: ExecutionSummary) -> None:
     usage = summary.usage
     cost = f", cost ${summary.cost_usd:.4f}" if summary.cost_usd is not None else ""
     console.print(
-        f"execution {summary.execution_id}: {summary.status} ({summary.stop_reason}"
-        f"{': ' + escape(summary.stop_detail) if summary.stop_detail else ''}) — "
+        f"execution {summary.execution_id}: "
+        f"{escape(status_words(summary.status, summary.stop_reason, summary.stop_detail))} — "
         f"{summary.rounds_run} round(s), {usage.requests} requests, "
         f"{usage.input_tokens} input + {usage.output_tokens} output tokens{cost}, "
         f"{summary.duration_seconds:.1f} s"

@@ -19,6 +19,7 @@ __all__ = [
     "ExecutionSummary",
     "FinalStatus",
     "StopReason",
+    "SummaryTeamStatus",
     "TeamSummary",
     "degraded_reasons",
 ]
@@ -55,11 +56,15 @@ def degraded_reasons(statuses: Iterable[RoundStatusRecord]) -> list[str]:
     return [f"{failed} of {len(judged)} judgments failed"]
 
 
+SummaryTeamStatus = Literal["completed", "failed", "stopped", "interrupted"]
+"""How a team ended: `interrupted` when the execution's interruption cut its rounds off."""
+
+
 class TeamSummary(TeamStanding):
     """How a team ended, as the orchestrator reports it (a stop by judgment is `completed`,
-    with its `exit_reason`)."""
+    with its `exit_reason`; a team whose rounds an interruption cut off is `interrupted`)."""
 
-    status: Literal["completed", "failed", "stopped"]
+    status: SummaryTeamStatus
 
 
 class ExecutionSummary(BaseModel):
@@ -74,11 +79,14 @@ class ExecutionSummary(BaseModel):
     best: BestSubmission | None = None
     leaderboard: list[RankingEntry] = Field(default_factory=list)
     teams: list[TeamSummary] = Field(default_factory=list)
-    rounds_run: int = 0
+    rounds_run: int = Field(default=0, description="the last round in which a submission was scored")
     usage: UsageTotals = Field(default_factory=UsageTotals)
     usage_by_site: dict[str, UsageTotals] = Field(default_factory=dict)
     cost_usd: float | None = None
-    duration_seconds: float = 0.0
+    duration_seconds: float = Field(
+        default=0.0,
+        description="the time its processes ran the execution, summed over `exec` and each resume",
+    )
     degraded_reasons: list[str] = Field(default_factory=list)
     pairwise: PairwiseView | None = None
     """The final pairwise ranking (`configs/pairwise.toml`), when that stage is enabled."""

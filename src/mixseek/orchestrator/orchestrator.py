@@ -53,12 +53,19 @@ from mixseek.orchestrator.models import (
     ExecutionSummary,
     FinalStatus,
     StopReason,
+    SummaryTeamStatus,
     TeamSummary,
     degraded_reasons,
 )
 from mixseek.orchestrator.pairwise import Entrant, PairwiseStage
 from mixseek.orchestrator.pairwise_judge import PairwiseJudge, build_pairwise_judge
-from mixseek.orchestrator.progress import TeamProgress, record_outcomes, undecided
+from mixseek.orchestrator.progress import (
+    TeamProgress,
+    interrupted,
+    record_outcomes,
+    rounds_scored,
+    undecided,
+)
 from mixseek.round_controller.controller import RoundController
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
@@ -101,6 +108,10 @@ class Orchestrator:
         self._owner: ExecutionOwner | None = None
         self._lease_lost: ExecutionOwnedError | None = None
         self._heartbeat_task: asyncio.Task[None] | None = None
+        # this process's active span (from creating or claiming the execution, on the monotonic
+        # clock) and the active time of the processes before it: the execution's duration
+        self._active_start = time.monotonic()
+        self._active_before = 0.0
         # the execution's reference answer, set by `run` or read back by `resume`
         self.reference: str | None = None
         s = self.settings
@@ -130,7 +141,10 @@ class Orchestrator:
             "teams": {e.config.team_id: e.config.model_dump(mode="json") for e in self.config.teams},
             "evaluator": self.config.evaluator.value.model_dump(mode="json"),
             "judgment": self.config.judgment.value.model_dump(mode="json"),
-            "prompt_builder": self.prompt_builder.settings.model_dump(mode="json"),
+            # the seed's language is left out, so executions from before the key keep their hash
+            "prompt_builder": self.prompt_builder.settings.model_dump(
+                mode="json", exclude={"language"} if self.prompt_builder.settings.language == "ja" else None
+            ),
         }
         if self.pairwise_judge is not None:  # absent when off: the hashes of earlier executions hold
             data["pairwise"] = self.config.pairwise.value.model_dump(mode="json")
@@ -150,6 +164,7 @@ class Orchestrator:
         owner = ExecutionOwner.this_process()
         # created inside the ownership: a Ctrl-C while the row is written still leaves it interrupted
         async with self._ownership(execution_id, owner):
+            self._active_start, self._active_before = time.monotonic(), 0.0
             try:
                 await self.store.create_execution(
                     execution_id, user_prompt, self.config_snapshot(), owner=owner, reference=reference
@@ -183,8 +198,9 @@ class Orchestrator:
         changed = record.config.get("hash") != self.config_snapshot()["hash"]
         owner = ExecutionOwner.this_process()
         async with self._ownership(execution_id, owner):
+            self._active_start = time.monotonic()
             try:
-                await self.store.claim_execution(execution_id, owner)
+                self._active_before = await self.store.claim_execution(execution_id, owner)
             except (ExecutionOwnedError, RecordNotFoundError) as exc:  # run by another process, or ended
                 raise InputError(f"--resume: {exc}") from None
             spent = await self.store.get_usage_totals(execution_id)
@@ -320,12 +336,10 @@ class Orchestrator:
             await telemetry.flush()
 
     async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
-        started = time.monotonic()
         controllers = {t: self._controller(execution_id, user_prompt, t) for t in self.teams}
         progress = await self._load_progress(execution_id)
         slots = asyncio.Semaphore(self.settings.max_concurrent_teams)
         stop: tuple[StopReason, str | None] = ("finished", None)
-        rounds_run = 0
         boards: dict[int, RoundSnapshot] = {}
         try:
             async with asyncio.timeout(self.settings.execution_timeout_seconds):
@@ -333,7 +347,6 @@ class Orchestrator:
                     alive = [t for t in self.teams if progress[t].alive_at(round_number)]
                     if not alive:
                         break
-                    rounds_run = round_number
                     with telemetry.span(
                         "mixseek.round", execution_id=execution_id, round=round_number, teams=len(alive)
                     ) as span:
@@ -354,14 +367,12 @@ class Orchestrator:
             if self._lease_lost is not None:
                 await self.store.aclose()
                 raise RuntimeFailure(f"stopped without finishing: {self._lease_lost}") from None
-            await self._finish(
-                execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds_run, started
-            )
+            await self._finish(execution_id, user_prompt, progress, interrupted(progress))
             await self.store.aclose()
             raise
         await self._flush_usage(execution_id)
         try:
-            return await self._finish(execution_id, user_prompt, progress, stop, rounds_run, started)
+            return await self._finish(execution_id, user_prompt, progress, stop)
         finally:
             # release the file at once: a reader in this process or another may open it next
             await self.store.aclose()
@@ -500,40 +511,47 @@ class Orchestrator:
         user_prompt: str,
         progress: dict[str, TeamProgress],
         stop: tuple[StopReason, str | None],
-        rounds_run: int,
-        started: float,
     ) -> ExecutionSummary:
+        """End the execution: final rounds, the pairwise stage, the summary, the final status.
+
+        An interruption leaves the teams it cut off `interrupted` (not `completed`), without a
+        final round: a resume plays their next rounds."""
         self.events.emit(ExecutionStopping(execution_id=execution_id, reason=stop[0], detail=stop[1]))
+        cut = {t for t, team in progress.items() if stop[0] == "interrupted" and not team.ended}
         best_rounds = {t: team.best_round() for t, team in progress.items() if team.completed}
+        finals = {t: r for t, r in best_rounds.items() if t not in cut}
         # all at once: the store writes them in one transaction
-        await asyncio.gather(*(self.store.mark_final(execution_id, t, r) for t, r in best_rounds.items()))
+        await asyncio.gather(*(self.store.mark_final(execution_id, t, r) for t, r in finals.items()))
         pairwise = await self._pairwise_stage(execution_id, user_prompt, stop[0], best_rounds)
         teams: list[TeamSummary] = []
         for team_id, team in progress.items():
             name = self.teams[team_id].config.team_name
             best_round = best_rounds.get(team_id)
+            status: SummaryTeamStatus = "completed"
+            if team.failed or team_id in cut:
+                status = "failed" if team.failed else "interrupted"
             teams.append(
                 TeamSummary(
                     team_id=team_id,
                     team_name=name,
-                    status="failed" if team.failed else "completed",
+                    status=status,
                     rounds_completed=len(team.completed),
                     best_round=best_round,
                     best_score=team.completed[best_round] if best_round is not None else None,
-                    exit_reason=None if team.failed else (team.exit_reason or stop[0]),
+                    exit_reason=None if status != "completed" else (team.exit_reason or stop[0]),
                     error=team.failed,
                 )
             )
         failed = sum(1 for t in teams if t.status == "failed")
-        status: FinalStatus
+        final: FinalStatus
         if stop[0] == "interrupted":
-            status = "interrupted"
+            final = "interrupted"
         elif failed == 0:
-            status = "completed"
+            final = "completed"
         elif failed == len(teams):
-            status = "failed"
+            final = "failed"
         else:
-            status = "partial_failure"
+            final = "partial_failure"
         ranking = await self.store.get_ranking(execution_id)
         rows = await self.store.get_leader_board(execution_id) if ranking else []
         best = BestSubmission.from_board(ranking, rows)
@@ -541,28 +559,28 @@ class Orchestrator:
         summary = ExecutionSummary(
             execution_id=execution_id,
             user_prompt=user_prompt,
-            status=status,
+            status=final,
             stop_reason=stop[0],
             stop_detail=stop[1],
             best=best,
             leaderboard=ranking,
             teams=teams,
-            rounds_run=rounds_run,
+            rounds_run=rounds_scored(progress),
             usage=totals,
             usage_by_site=await self.store.get_usage_by_site(execution_id),
             cost_usd=totals.cost,
-            duration_seconds=round(time.monotonic() - started, 3),
+            duration_seconds=round(self._active_before + time.monotonic() - self._active_start, 3),
             degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
             pairwise=pairwise,
         )
         await self._stop_heartbeat()
         await self.store.finish_execution(
-            execution_id, status, summary.model_dump(mode="json"), owner=self._owner
+            execution_id, final, summary.model_dump(mode="json"), owner=self._owner
         )
         self.events.emit(
             ExecutionFinished(
                 execution_id=execution_id,
-                status=status,
+                status=final,
                 best_team=best.team_id if best else None,
                 best_score=best.score if best else None,
             )

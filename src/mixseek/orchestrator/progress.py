@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mixseek.round_controller.models import RoundDecision, RoundOutcome
+    from mixseek.storage.models import StopReason
 
 
 @dataclass
@@ -25,6 +26,11 @@ class TeamProgress:
 
     def alive_at(self, round_number: int) -> bool:
         return self.failed is None and all(self.decisions.get(k) for k in range(1, round_number))
+
+    @property
+    def ended(self) -> bool:
+        """Whether the team is done whatever else happens: it failed, or a decision stopped it."""
+        return self.failed is not None or False in self.decisions.values()
 
     def best_round(self) -> int:
         """The round marked final: the best score, the later round on a tie."""
@@ -50,6 +56,18 @@ def record_outcomes(
         else:
             team.failed = outcome.error or outcome.status
     return budget_cut
+
+
+def rounds_scored(progress: Mapping[str, TeamProgress]) -> int:
+    """The last round in which a team's submission was scored (an execution's `rounds_run`): a
+    round that an interruption or failures cut off before any score does not count."""
+    return max((max(team.completed, default=0) for team in progress.values()), default=0)
+
+
+def interrupted(progress: Mapping[str, TeamProgress]) -> tuple[StopReason, str]:
+    """The stop of an execution interrupted now, with where it was (its summary's detail)."""
+    scored = rounds_scored(progress)
+    return "interrupted", f"after round {scored}" if scored else "before any round was scored"
 
 
 def undecided(progress: Mapping[str, TeamProgress], alive: Iterable[str], round_number: int) -> list[str]:

@@ -70,6 +70,8 @@ def execution(row: Mapping[str, Any]) -> ExecutionRecord:
         summary=load(row["summary"]),
         owner=owner,
         reference=row["reference"],
+        active_since=row["active_since"],
+        active_before_seconds=row["active_before_seconds"],
     )
 
 

@@ -157,6 +157,7 @@ ALL_SUBMISSION_HISTORIES = _submission_history("lb.execution_id = ? AND lb.round
 # the heartbeat may not have caught up with).
 EXECUTIONS_WITH_OWNER = """
 SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary, e.reference,
+       e.active_since, e.active_before_seconds,
        l.pid, l.host, l.process_started, l.acquired_at, l.heartbeat_at,
        (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = e.execution_id) AS last_call_at
 FROM executions e LEFT JOIN execution_leases l USING (execution_id)
@@ -166,6 +167,7 @@ FROM executions e LEFT JOIN execution_leases l USING (execution_id)
 # that id alone (the correlated form aggregates every execution's calls first).
 EXECUTION_WITH_OWNER = """
 SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary, e.reference,
+       e.active_since, e.active_before_seconds,
        l.pid, l.host, l.process_started, l.acquired_at, l.heartbeat_at,
        (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = $id) AS last_call_at
 FROM executions e LEFT JOIN execution_leases l USING (execution_id)
@@ -227,13 +229,13 @@ GROUP BY site, model
 
 _LISTED = "execution_id IN (SELECT unnest(?::VARCHAR[]))"
 
-# Of each listed execution: the top team of the ranking, the last round started, the tokens and
+# Of each listed execution: the top team of the ranking, the last round scored, the tokens and
 # cost spent, the teams that started a round.
 LISTED_LEADERS = f"""
 SELECT execution_id, team_id, max_score, team_name FROM team_standings WHERE {_LISTED}
 QUALIFY row_number() OVER (PARTITION BY execution_id {_RANKING_ORDER}) = 1
 """
-LISTED_LAST_ROUNDS = f"SELECT execution_id, max(round_number) FROM round_status WHERE {_LISTED} GROUP BY ALL"
+LISTED_LAST_ROUNDS = f"SELECT execution_id, max(last_round) FROM team_standings WHERE {_LISTED} GROUP BY ALL"
 LISTED_TOKENS = (
     "SELECT execution_id, coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0), sum(cost) "
     f"FROM model_calls WHERE {_LISTED} GROUP BY ALL"

@@ -52,7 +52,7 @@ from mixseek.storage._round_writes import (
 from mixseek.storage._write_queue import WriteKind, WriteQueue
 from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.lease import ExecutionOwnedError, ExecutionOwner
-from mixseek.storage.listing import list_overviews
+from mixseek.storage.listing import duration_seconds, list_overviews, stored_summary
 from mixseek.storage.models import (
     ExecutionLease,
     ExecutionRecord,
@@ -160,15 +160,18 @@ def _holds(conn: Conn, execution_id: str, owner: ExecutionOwner) -> bool:
     return bool(conn.execute(query, [execution_id, owner.token]).fetchall())
 
 
-def _live_other_owner(conn: Conn, execution_id: str, owner: ExecutionOwner) -> ExecutionLease | None:
-    """The lease of the execution if a living process other than `owner` holds it."""
+def _claimable(
+    conn: Conn, execution_id: str, owner: ExecutionOwner
+) -> tuple[ExecutionRecord, ExecutionLease | None]:
+    """The execution as readers see it, and its lease if a living process other than `owner` holds it."""
     found = _rows.dicts(conn, f"{sql.EXECUTIONS_WITH_OWNER} WHERE e.execution_id = ?", [execution_id])
     if not found:
         raise RecordNotFoundError(f"no execution {execution_id!r}")
+    record = _rows.execution(found[0])
     if _holds(conn, execution_id, owner):
-        return None
-    lease = _rows.execution(found[0]).owner
-    return lease if lease is not None and lease.alive else None
+        return record, None
+    lease = record.owner
+    return record, lease if lease is not None and lease.alive else None
 
 
 class AggregationStore:
@@ -282,38 +285,44 @@ class AggregationStore:
         owner = owner or ExecutionOwner.this_process()
 
         def work(conn: Conn) -> None:
+            now = _rows.now()  # this process's active span starts with the execution
             conn.execute(
-                "INSERT INTO executions (execution_id, user_prompt, status, config, started_at, reference) "
-                "VALUES (?, ?, 'running', ?, ?, ?)",
-                [execution_id, user_prompt, json_text(config), _rows.now(), reference],
+                "INSERT INTO executions (execution_id, user_prompt, status, config, started_at, reference, "
+                "active_since, active_before_seconds) VALUES (?, ?, 'running', ?, ?, ?, ?, 0)",
+                [execution_id, user_prompt, json_text(config), now, reference, now],
             )
             _insert_lease(conn, execution_id, owner)
 
         await self._call(work, write=True)
 
-    async def claim_execution(self, execution_id: str, owner: ExecutionOwner) -> None:
+    async def claim_execution(self, execution_id: str, owner: ExecutionOwner) -> float:
         """Make `owner` the owner of an execution to resume it: status 'running' again, no summary.
+        Its active time so far (the duration readers showed) is kept, and `owner`'s span starts;
+        returns that time in seconds.
 
         Raises ExecutionOwnedError when another owner still runs it (see `storage.lease`),
         StorageError when the execution has ended."""
 
-        def work(conn: Conn) -> ExecutionLease | None:
-            other = _live_other_owner(conn, execution_id, owner)
+        def work(conn: Conn) -> ExecutionLease | float:
+            record, other = _claimable(conn, execution_id, owner)
             if other is not None:
                 return other
+            earlier = duration_seconds(record, stored_summary(record))
             _update(
                 conn,
-                "UPDATE executions SET status = 'running', ended_at = NULL, summary = NULL "
+                "UPDATE executions SET status = 'running', ended_at = NULL, summary = NULL, "
+                "active_since = ?, active_before_seconds = ? "
                 "WHERE execution_id = ? AND status IN ('running', 'interrupted') RETURNING execution_id",
-                [execution_id],
+                [_rows.now(), earlier, execution_id],
                 f"execution {execution_id!r} has ended; only running or interrupted ones can be resumed",
             )
             _insert_lease(conn, execution_id, owner)
-            return None
+            return earlier
 
-        other = await self._call(work, write=True)
-        if other is not None:
-            raise ExecutionOwnedError(execution_id, other)
+        claimed = await self._call(work, write=True)
+        if isinstance(claimed, ExecutionLease):
+            raise ExecutionOwnedError(execution_id, claimed)
+        return claimed
 
     async def renew_lease(self, execution_id: str, owner: ExecutionOwner) -> None:
         """Refresh `owner`'s heartbeat; ExecutionOwnedError if it no longer owns the execution."""

@@ -50,6 +50,23 @@ def elapsed_seconds(record: ExecutionRecord) -> float:
     return round(max((end - record.started_at).total_seconds(), 0.0), 3)
 
 
+def duration_seconds(record: ExecutionRecord, summary: StoredSummary | None) -> float:
+    """The execution's duration: the time its processes ran it, summed over `exec` and each
+    `exec --resume` (the time between an interruption and the resume does not count).
+
+    A trusted summary's figure, which its last process wrote as it ended; else the spans the
+    store recorded, the latest up to the end (its last sign of life, for a process that died) or
+    to now while it runs. An execution stored before the spans were (schema 7) keeps its figure:
+    the summary's, else from its start to its end."""
+    if summary is not None:
+        return summary.duration_seconds
+    if record.active_since is None:
+        return elapsed_seconds(record)
+    end = record.ended_at if record.ended_at is not None else rows.now()
+    latest = max((end - record.active_since).total_seconds(), 0.0)
+    return round((record.active_before_seconds or 0.0) + latest, 3)
+
+
 def _team_count(record: ExecutionRecord, summary: StoredSummary | None, started: int) -> int:
     """The teams of the execution's config snapshot; without one (an imported history), the
     summary's teams or those that started a round."""
@@ -78,11 +95,11 @@ def _overview(record: ExecutionRecord, summary: StoredSummary | None, live: _Liv
             summary.rounds_run,
             summary.usage.total_tokens,
             summary.usage.cost,
-            summary.duration_seconds,
+            duration_seconds(record, summary),
         )
     else:
         best, rounds_run, tokens, cost = live.leader, live.last_round, live.tokens, live.cost
-        duration = elapsed_seconds(record)
+        duration = duration_seconds(record, None)
     return ExecutionOverview(
         execution_id=record.execution_id,
         status=record.status,

@@ -91,6 +91,11 @@ class ExecutionRecord(_Record):
     owner: ExecutionLease | None = None
     reference: str | None = None
     """The reference answer reference metrics compare submissions with (never shown to teams)."""
+    active_since: datetime | None = None
+    """When the latest process that ran the execution took it (created or resumed it); None in
+    executions stored before schema 7."""
+    active_before_seconds: float | None = None
+    """The time the processes before the latest one ran the execution, summed."""
 
 
 class LeaderBoardRow(_Record):

@@ -32,6 +32,26 @@ TeamStatus = Literal["completed", "failed", "stopped", "running", "interrupted",
 execution goes on) or, while nothing ended it, the execution's status."""
 
 
+def stop_words(status: str, stop_reason: str | None, stop_detail: str | None) -> str | None:
+    """Why an execution stopped, in words that do not repeat its status: `finished`, `budget:
+    DETAIL`; an interrupted one's detail alone (`after round 2`). None when nothing more is known
+    (a summary of an earlier release stored `interrupted` as the detail too)."""
+    if stop_reason is None:
+        return None
+    if stop_reason == status:
+        return stop_detail if stop_detail and stop_detail != status else None
+    return f"{stop_reason}: {stop_detail}" if stop_detail else stop_reason
+
+
+def status_words(status: str, stop_reason: str | None, stop_detail: str | None) -> str:
+    """An execution's status and why it stopped, each said once: `completed (finished)`,
+    `interrupted after round 2`."""
+    words = stop_words(status, stop_reason, stop_detail)
+    if words is None:
+        return status
+    return f"{status} {words}" if stop_reason == status else f"{status} ({words})"
+
+
 class View(BaseModel):
     """Base of the read model's types: immutable, lenient about keys it does not know.
 

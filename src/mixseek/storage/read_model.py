@@ -25,7 +25,7 @@ import mixseek.storage._rows as rows
 import mixseek.storage._sql as sql
 from mixseek.storage._pairwise import read_pairwise
 from mixseek.storage.agreement import disagreement_threshold, panel_agreement
-from mixseek.storage.listing import elapsed_seconds, in_snapshot, stored_summary
+from mixseek.storage.listing import duration_seconds, in_snapshot, stored_summary
 from mixseek.storage.models import ExecutionRecord, ExecutionStatus
 from mixseek.storage.views import (
     BestSubmission,
@@ -161,6 +161,14 @@ def derived_standing(rounds: Sequence[Doc], status: ExecutionStatus) -> Doc:
     }
 
 
+def stored_standing(standing: Doc) -> Doc:
+    """A team's standing as a summary stored it; one an interruption cut off reads `interrupted`
+    also where an earlier release stored it as `completed`, stopped because `interrupted`."""
+    if standing["status"] == "completed" and standing["exit_reason"] == "interrupted":
+        return {**standing, "status": "interrupted", "exit_reason": None}
+    return standing
+
+
 def team_kind(config: Mapping[str, Any], team_id: str) -> str | None:
     """A team's kind from the execution's config snapshot: `workflow` when it has one, else its
     member dispatch (`selective` in snapshots older than the setting); None for a team the
@@ -206,7 +214,7 @@ def execution_view(
     summary = stored_summary(record)
     scored = {(r["team_id"], r["round_number"]): r for r in board}
     state = {(s.team_id, s.round_number): s for s in statuses}
-    last_round = max((number for _, number in (*scored, *state)), default=0)
+    last_scored = max((number for _, number in scored), default=0)
     names = {r["team_id"]: r["team_name"] for r in board}
     known = {t.team_id: t for t in summary.teams} if summary is not None else {}
     names.update({team_id: t.team_name for team_id, t in known.items()})
@@ -231,13 +239,19 @@ def execution_view(
                 "kind": team_kind(record.config, team_id),
                 "position": position if position <= len(ranking) else None,
                 **(
-                    standing.model_dump(exclude={"team_id", "team_name"})
+                    stored_standing(standing.model_dump(exclude={"team_id", "team_name"}))
                     if standing is not None
                     else derived_standing(rounds, record.status)
                 ),
                 "rounds": rounds,
             }
         )
+        if teams[-1]["status"] in ("running", "interrupted"):
+            for r in rounds:  # its rounds go on (a summary of an earlier release marked one final)
+                r["is_final"] = False
+        if record.status == "interrupted":
+            for r in rounds:  # cut off by the interruption, not running any more
+                r["status"] = "interrupted" if r["status"] == "running" else r["status"]
 
     totals, by_site, by_model = usage
     return ExecutionView.model_validate(
@@ -250,8 +264,8 @@ def execution_view(
             "degraded_reasons": summary.degraded_reasons if summary else [],
             "started_at": record.started_at,
             "ended_at": record.ended_at,
-            "duration_seconds": summary.duration_seconds if summary else elapsed_seconds(record),
-            "rounds_run": summary.rounds_run if summary else last_round,
+            "duration_seconds": duration_seconds(record, summary),
+            "rounds_run": summary.rounds_run if summary else last_scored,
             "leaderboard": ranking,
             "teams": teams,
             "best": summary.best if summary else _best(ranking, board if best_from is None else best_from),

@@ -230,6 +230,15 @@ _PAIRWISE_RANKING: tuple[str, ...] = (
 # The answer key an execution's reference metrics compare submissions with; teams never see it.
 _EXECUTION_REFERENCE: tuple[str, ...] = ("ALTER TABLE executions ADD COLUMN reference TEXT",)
 
+# An execution's duration is the time its processes ran it, summed over `exec` and each
+# `exec --resume` (the time between an interruption and the resume does not count): the latest
+# process's span starts at `active_since`, and `active_before_seconds` holds the spans of the
+# processes before it. Both are NULL in executions stored before (their duration is as stored).
+_EXECUTION_ACTIVE_TIME: tuple[str, ...] = (
+    "ALTER TABLE executions ADD COLUMN active_since TIMESTAMPTZ",
+    "ALTER TABLE executions ADD COLUMN active_before_seconds DOUBLE",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", _INITIAL_SCHEMA),
     Migration(2, "model_calls: usage per model request", _MODEL_CALLS),
@@ -237,6 +246,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "executions.reference: the reference answer", _EXECUTION_REFERENCE),
     Migration(5, "pairwise_comparisons, pairwise_ranking: the final pairwise stage", _PAIRWISE_RANKING),
     Migration(6, "benches, bench_runs: mixseek bench task sets", _BENCHES),
+    Migration(
+        7, "executions.active_since, active_before_seconds: duration across resumes", _EXECUTION_ACTIVE_TIME
+    ),
 )
 
 CURRENT_VERSION = MIGRATIONS[-1].version

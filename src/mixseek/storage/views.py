@@ -40,7 +40,13 @@ from mixseek.storage.overview import TeamStanding as TeamStanding
 from mixseek.storage.overview import TeamStatus as TeamStatus
 from mixseek.storage.overview import UsageTotals as UsageTotals
 from mixseek.storage.overview import View
+from mixseek.storage.overview import status_words as _status_words
+from mixseek.storage.overview import stop_words as _stop_words
 from mixseek.storage.pairwise_views import PairwiseView
+
+RoundViewStatus = Literal[RoundStatusValue, "interrupted"]
+"""A round's state as read: as stored, but `interrupted` for one left running by an interrupted
+execution (its process stopped it before it was scored)."""
 
 TeamKind = Literal["selective", "broadcast", "workflow"]
 """How a team writes a round's submission: a leader calling the members it chooses, a leader after
@@ -165,7 +171,7 @@ class RoundView(View):
     """One team's round: its state, score per metric, judgment, members, and submission."""
 
     round_number: int
-    status: RoundStatusValue
+    status: RoundViewStatus
     score: float | None
     is_final: bool
     started_at: IsoTime | None
@@ -203,6 +209,17 @@ class TeamView(View):
     error: str | None
     rounds: list[RoundView]
 
+    @property
+    def status_words(self) -> str:
+        """The status as a sentence says it: a team an interruption cut off is `interrupted after
+        round 2` (its last scored round)."""
+        if self.status != "interrupted":
+            return self.status
+        scored = [r.round_number for r in self.rounds if r.score is not None]
+        if not scored:
+            return "interrupted before any round was scored"
+        return f"interrupted after round {max(scored)}"
+
 
 class ExecutionView(View):
     """Everything stored about one execution, also while it runs.
@@ -237,6 +254,16 @@ class ExecutionView(View):
     def degraded(self) -> bool:
         """Whether a role failed although the status may say `completed`."""
         return bool(self.degraded_reasons)
+
+    @property
+    def stop_words(self) -> str | None:
+        """Why it stopped, without repeating the status (`overview.stop_words`)."""
+        return _stop_words(self.status, self.stop_reason, self.stop_detail)
+
+    @property
+    def status_words(self) -> str:
+        """The status and why it stopped, each said once: `interrupted after round 2`."""
+        return _status_words(self.status, self.stop_reason, self.stop_detail)
 
     @property
     def cost_usd(self) -> float | None:

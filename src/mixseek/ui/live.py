@@ -13,6 +13,10 @@ ends; the browser reconnects at once (`retry`) and sends the id of the last upda
 let the server stop promptly (uvicorn waits for open responses, and cannot tell a stream it is
 stopping) and what ends the stream of a browser that went away.
 
+While the execution runs, its duration grows though its rows may not change for minutes (a long
+round): between updates the stream sends the duration alone, as the `duration` event, whenever its
+text changes.
+
 Once the execution has ended (completed, failed, interrupted: its process gone), the stream sends
 that last state and an `end` event, which makes the page close it (`sse-close="end"`).
 """
@@ -26,10 +30,12 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from markupsafe import escape
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from mixseek.report import formatting
 from mixseek.storage.errors import StoreBusyError
 from mixseek.storage.views import ExecutionProgress
 from mixseek.ui.pages_execution import Rendering, Renderings, current_rendering, render_header, renderings
@@ -43,6 +49,7 @@ for the streams open)."""
 RECONNECT_MS = 100
 """How soon the browser reconnects after a stream ended (the SSE `retry` field)."""
 END_EVENT = "end"
+DURATION_EVENT = "duration"
 
 
 def sse_event(name: str, data: str, event_id: str | None = None) -> str:
@@ -77,6 +84,7 @@ async def updates(
     read it already) on, until the execution has ended or `stream_seconds` have passed."""
     yield f"retry: {RECONNECT_MS}\n\n"
     seen = last_event_id
+    duration: str | None = None  # as the page shows it (after a full update, or a duration event)
     deadline = time.monotonic() + stream_seconds
     while True:
         try:
@@ -90,13 +98,17 @@ async def updates(
                 return
             event_id = progress_id(rendering.progress)
             view = rendering.view
+            shown = formatting.duration(view.duration_seconds)
             if event_id != seen:
-                seen = event_id
+                seen, duration = event_id, shown
                 sections = [("header", render_header(view, csrf_token)), *rendering.sections.items()]
                 yield "".join(
                     sse_event(name, html, event_id if i == len(sections) - 1 else None)
                     for i, (name, html) in enumerate(sections)
                 )
+            elif view.status == "running" and shown != duration:
+                duration = shown
+                yield sse_event(DURATION_EVENT, str(escape(shown)))
             if view.status != "running":
                 yield sse_event(END_EVENT, view.status)
                 return

@@ -14,8 +14,9 @@ check (`bench/ui_render.py`).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import quote
@@ -107,6 +108,17 @@ class Rendering:
     progress: ExecutionProgress
     view: ExecutionView
     sections: dict[str, Markup]
+    read_at: float = field(default_factory=time.monotonic)
+    """When `view` was read (monotonic clock)."""
+
+    def now(self) -> Rendering:
+        """This rendering as of now: a running execution's duration goes on growing while its rows
+        stay as they were (a round that takes minutes changes none)."""
+        if self.view.status != "running":
+            return self
+        now = time.monotonic()
+        duration = round(self.view.duration_seconds + max(now - self.read_at, 0.0), 3)
+        return replace(self, view=self.view.model_copy(update={"duration_seconds": duration}), read_at=now)
 
 
 class Renderings:
@@ -149,7 +161,7 @@ async def current_rendering(db: Path, execution_id: str, kept: Renderings) -> Re
         return None
     progress, view = found
     if view is None and latest is not None:
-        return latest
+        return latest.now()
     assert view is not None  # the store reads the outline for any progress but `known`
     rendering = Rendering(progress, view, await asyncio.to_thread(render_sections, view))
     kept.keep(db, execution_id, rendering)

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any, cast
 
 from pydantic_ai import UsageLimitExceeded
@@ -41,7 +39,7 @@ from mixseek.orchestrator.events import (
 )
 from mixseek.orchestrator.models import ExecutionSummary, StopReason
 from mixseek.orchestrator.orchestrator import Orchestrator
-from mixseek.orchestrator.progress import TeamProgress
+from mixseek.orchestrator.progress import TeamProgress, interrupted
 from mixseek.orchestrator.temporal.governor_service import GovernorService
 from mixseek.orchestrator.temporal.heartbeat import heartbeating
 from mixseek.orchestrator.temporal.identity import build_id, work_hash
@@ -130,7 +128,6 @@ class TemporalOrchestrator(Orchestrator):
             self._resuming = False
 
     async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
-        started = time.monotonic()
         client = await connect(self.address)
         if self._resuming:
             # only a resume takes over a running workflow: a new execution's id is new
@@ -189,10 +186,7 @@ class TemporalOrchestrator(Orchestrator):
                 raise RuntimeFailure(f"stopped without finishing: {self._lease_lost}") from None
             # the workflow goes on without this process; `--resume` reattaches to it
             progress = await self._load_progress(execution_id)
-            rounds = max((max(p.completed, default=0) for p in progress.values()), default=0)
-            await self._finish(
-                execution_id, user_prompt, progress, ("interrupted", "interrupted"), rounds, started
-            )
+            await self._finish(execution_id, user_prompt, progress, interrupted(progress))
             await self.store.aclose()
             raise
         except WorkflowFailureError as exc:
@@ -326,16 +320,12 @@ class StoreActivities:
 
     @activity.defn(name="store_finish")
     async def finish(self, end: FinishInput) -> ExecutionSummary:
-        elapsed = (datetime.now(UTC) - end.started_at).total_seconds()
+        """The local engine's end, with its rounds and duration as that engine counts them (the
+        last round scored; the time this process and the ones before it ran the execution), not
+        the workflow's `rounds_run` and `started_at`: a workflow may outlive the processes that
+        served it."""
         stop = (cast(StopReason, end.stop_reason), end.stop_detail)
-        summary = self.engine._finish(
-            self.execution_id,
-            self.user_prompt,
-            end.progress,
-            stop,
-            end.rounds_run,
-            time.monotonic() - elapsed,
-        )
+        summary = self.engine._finish(self.execution_id, self.user_prompt, end.progress, stop)
         return cast(ExecutionSummary, await self._guarded(summary))
 
     async def _status(self, team_id: str, round_number: int) -> RoundStatusRecord | None:
