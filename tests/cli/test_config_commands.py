@@ -48,6 +48,7 @@ def test_init_writes_a_complete_workspace(workspace: Path) -> None:
         "configs/judgment.toml",
         "configs/orchestrator.toml",
         "configs/prompt_builder.toml",
+        "prompt.txt",
     ]
     assert (workspace / "logs").is_dir()
     analysts = tomllib.loads((workspace / "configs/agents/team-analysts.toml").read_text(encoding="utf-8"))

@@ -13,3 +13,17 @@ def rows(db: Path, query: str) -> list[tuple[object, ...]]:
         return conn.execute(query).fetchall()
     finally:
         conn.close()
+
+
+def longest_common_run(a: str, b: str) -> int:
+    """The length of the longest substring `a` and `b` share (dynamic programming)."""
+    best = 0
+    previous = [0] * (len(b) + 1)
+    for char in a:
+        current = [0] * (len(b) + 1)
+        for j, other in enumerate(b, start=1):
+            if char == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best

@@ -25,25 +25,11 @@ from mixseek.llm.demo_model import DEMO_MODEL_NOTE
 from mixseek.llm.local_model import LlamaCppModel, close_engine
 from mixseek.llm.local_model.engine import Generation, GenerationRequest
 
-from .db import rows
+from .db import longest_common_run, rows
 
 ANSWER = "1. 保育所を増やす\n2. 給付\n3. 働き方改革"
 MIN_COPY = 30
 """The issue's measure: this many characters in common with an instruction text is a copy."""
-
-
-def longest_common_run(a: str, b: str) -> int:
-    """The length of the longest substring `a` and `b` share (dynamic programming)."""
-    best = 0
-    previous = [0] * (len(b) + 1)
-    for char in a:
-        current = [0] * (len(b) + 1)
-        for j, other in enumerate(b, start=1):
-            if char == other:
-                current[j] = previous[j - 1] + 1
-                best = max(best, current[j])
-        previous = current
-    return best
 
 
 class EchoingEngine:

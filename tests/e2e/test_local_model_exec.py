@@ -7,13 +7,42 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 from pydantic_ai import ModelMessagesTypeAdapter
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 
-from .db import rows
+from mixseek.config.prompt_templates import compile_prompt_template
+
+from .db import longest_common_run, rows
+
+
+def sample_instructions(ws: Path) -> list[str]:
+    """The instruction texts of a sample workspace: its agents' and judges' instructions, tool
+    descriptions, and the fixed words of its prompt templates."""
+    texts: list[str] = []
+
+    def collect(value: object) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("system_prompt", "system_instruction", "tool_description") and isinstance(
+                    item, str
+                ):
+                    texts.append(item)
+                elif key.endswith("_user_prompt") and isinstance(item, str):
+                    texts.extend(compile_prompt_template(key, item).literal_texts)
+                else:
+                    collect(item)
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+
+    for path in (ws / "configs").rglob("*.toml"):
+        collect(tomllib.loads(path.read_text(encoding="utf-8")))
+    return texts
+
 
 pytestmark = [
     pytest.mark.slow,
@@ -38,13 +67,15 @@ def mixseek(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
     )
 
 
-def test_two_teams_two_rounds_on_smollm2(tmp_path: Path) -> None:
+@pytest.mark.parametrize("language", ["ja", "en"])
+def test_two_teams_two_rounds_on_smollm2(tmp_path: Path, language: str) -> None:
     ws = tmp_path / "ws"
-    init = mixseek("init", "-w", str(ws))
+    init = mixseek("init", "-w", str(ws), "--language", language)
     assert init.returncode == 0, init.stderr
-    assert "(model: local:smollm2)" in init.stdout
+    assert f"(model: local:smollm2, language: {language})" in init.stdout
     env = {"MIXSEEK_ORCHESTRATOR__MIN_ROUNDS": "2", "MIXSEEK_JUDGMENT__JUDGE_ON_FINAL_ROUND": "true"}
-    run = mixseek("exec", "日本の首都はどこですか？理由も一文で。", "-w", str(ws), "-f", "json", env=env)
+    prompt = str(ws / "prompt.txt")
+    run = mixseek("exec", "--prompt-file", prompt, "-w", str(ws), "-f", "json", env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     summary = json.loads(run.stdout)
     assert summary["status"] == "completed"
@@ -60,7 +91,7 @@ def test_two_teams_two_rounds_on_smollm2(tmp_path: Path) -> None:
     for score, details in scores:
         assert isinstance(score, float) and 0.0 <= score <= 100.0
         metrics = json.loads(str(details))
-        assert set(metrics) == {"clarity_coherence", "coverage", "relevance"}
+        assert set(metrics) == {"patterns", "length", "clarity_coherence", "coverage", "relevance"}
         assert all(0.0 <= m["score"] <= 100.0 for m in metrics.values())
     assert rows(
         db, "SELECT team_id, round_number, status, should_continue FROM round_status ORDER BY 1, 2"
@@ -95,8 +126,16 @@ def test_two_teams_two_rounds_on_smollm2(tmp_path: Path) -> None:
 
     # every submission is the leader's text, never a copy of one of its tool calls (issue #9)
     for (content,) in rows(db, "SELECT submission_content FROM leader_board"):
-        assert str(content).strip(), "empty submission"
         assert not str(content).lstrip().startswith("{"), content
+    # no stored text repeats 30 characters of the sample's instructions (issue #21)
+    instructions = sample_instructions(ws)
+    stored = [str(c) for (c,) in rows(db, "SELECT submission_content FROM leader_board")]
+    stored += [str(r) for (r,) in rows(db, "SELECT judgment_reasoning FROM round_status") if r]
+    for (details,) in rows(db, "SELECT score_details FROM leader_board"):
+        stored += [str(m["comment"]) for m in json.loads(str(details)).values()]
+    for text in stored:
+        for instruction in instructions:
+            assert longest_common_run(text, instruction) < 30, (text, instruction)
     # the grammar keeps scores within 0-100: no metric needed a retry (one request per evaluation)
     metric_requests = rows(
         db,
@@ -108,4 +147,7 @@ def test_two_teams_two_rounds_on_smollm2(tmp_path: Path) -> None:
     assert {"leader of team 'analysts'", "leader of team 'writers'", "judgment"} <= sites
     assert {"evaluator metric 'clarity_coherence'", "evaluator metric 'coverage'"} <= sites
     assert summary["best"]["team_id"] in ("analysts", "writers")
+    # the run says it ran on the demo model (issue #21)
+    assert summary["demo_model"] is True
+    assert "note: demo model" in mixseek("runs", "show", summary["execution_id"], "-w", str(ws)).stdout
     assert rows(db, "SELECT status FROM executions") == [("completed",)]
