@@ -14,15 +14,17 @@ events feed, and the summary.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mixseek.cli.console import stderr_console, stdout_console
+from mixseek.cli.console import print_line, stderr_console, stdout_console
 from mixseek.cli.engine_options import (
     EngineOption,
     EnginePlan,
@@ -46,9 +48,10 @@ if TYPE_CHECKING:
     from mixseek.api import Mixseek
     from mixseek.config.bundle import ExecutionConfig
     from mixseek.orchestrator.engine import Engine
-    from mixseek.orchestrator.events import EventSink
+    from mixseek.orchestrator.events import Event, EventSink
     from mixseek.orchestrator.models import ExecutionSummary
     from mixseek.storage.aggregation_store import AggregationStore
+    from mixseek.storage.views import ExecutionView
 
 
 def _json_log_formatter() -> logging.Formatter:
@@ -241,20 +244,66 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
 
     config = run.mixseek.config
     ws = config.workspace
+    max_rounds = config.orchestrator.value.max_rounds
+    teams = [entry.config.team_id for entry in config.teams]
     interactive = sys.stdout.isatty() and output_format == "text"
+    stored = _stored_view(ws, run.resume) if run.resume is not None else None
     with ExitStack() as stack:
         handler = _file_logging(ws, log_format)
         stack.callback(logging.getLogger("mixseek").removeHandler, handler)
         sinks: list[EventSink] = [JsonlFileSink(ws.logs / f"{run.execution_id}.jsonl")]
+        # the engine before the live table: what starting it prints (the Temporal dev server's
+        # address) went straight to the terminal under a live table, whose next redraw erased it
+        # and left a stale copy of the table above
+        engine = stack.enter_context(run.engine.start(ws))
+        say: Callable[[str], None]
         if interactive:
-            live = stack.enter_context(LiveView(stdout_console(), config.orchestrator.value.max_rounds))
+            live = stack.enter_context(LiveView(stdout_console(), max_rounds, teams=teams, stored=stored))
             sinks.append(live)
+            say = live.note
         else:
             sinks.append(LogLineSink(sys.stderr))
-        engine = stack.enter_context(run.engine.start(ws))
+            say = functools.partial(print_line, err=True)
+        if stored is not None:
+            sinks.append(_ResumeNote(_resuming_line(stored, len(teams), max_rounds), say))
         import asyncio
 
         return asyncio.run(_follow(run, sinks, engine))
+
+
+def _stored_view(ws: Workspace, execution_id: str) -> ExecutionView | None:
+    """The store's outline of an execution about to be resumed; None when it cannot be read
+    (the resume itself then says why, if it cannot go on)."""
+    import duckdb
+
+    from mixseek.storage.errors import StorageError
+    from mixseek.storage.quick_read import read_once
+    from mixseek.storage.read_model import read_execution_outline
+
+    try:
+        return read_once(ws.db_path, lambda conn: read_execution_outline(conn, execution_id))
+    except (StorageError, duckdb.Error):
+        return None
+
+
+def _resuming_line(stored: ExecutionView, teams: int, max_rounds: int) -> str:
+    """How far the resumed execution had got: its team rounds that ended are not run again."""
+    from mixseek.cli.live_view import UNFINISHED
+
+    done = sum(1 for team in stored.teams for r in team.rounds if r.status not in UNFINISHED)
+    return f"resuming {stored.execution_id}: {done} of up to {teams * max_rounds} team rounds already stored"
+
+
+@dataclass(frozen=True)
+class _ResumeNote:
+    """Says `line` once the resume has begun (not when it is refused)."""
+
+    line: str
+    say: Callable[[str], None]
+
+    def __call__(self, event: Event) -> None:
+        if event.kind == "execution_resumed":
+            self.say(self.line)
 
 
 async def _follow(run: _Run, sinks: list[EventSink], engine: Engine) -> ExecutionSummary:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -15,6 +16,7 @@ from rich.text import Text
 from mixseek.orchestrator.events import (
     Event,
     ExecutionFinished,
+    ExecutionResumed,
     ExecutionStarted,
     ExecutionStopping,
     PairwiseCompared,
@@ -26,7 +28,16 @@ from mixseek.orchestrator.events import (
 )
 from mixseek.text_safety import strip_controls
 
+if TYPE_CHECKING:
+    from mixseek.storage.views import ExecutionView
+
 Clock = Callable[[], float]
+
+UNFINISHED = ("running", "interrupted")
+"""A stored round's status while it has no result: cut off by the interruption, it is run again."""
+
+LEGEND = "→ goes on to the next round  ■ stops after this round  … still running"
+"""What the marks of the cells mean, under the table."""
 
 
 @dataclass
@@ -45,12 +56,23 @@ class LiveView:
     The table is built when Rich refreshes the screen (four times a second), not when an event
     arrives, so a running cell's timer keeps counting between events."""
 
-    def __init__(self, console: Console, max_rounds: int, *, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        console: Console,
+        max_rounds: int,
+        *,
+        clock: Clock = time.monotonic,
+        teams: Sequence[str] = (),
+        stored: ExecutionView | None = None,
+    ) -> None:
+        """`teams` in the order to show them; `stored`, the store's view of an execution being
+        resumed, whose stored rounds fill their cells once the resume has begun."""
         self.console = console
         self.max_rounds = max_rounds
         self.clock = clock
         self.cells: dict[tuple[str, int], _Cell] = {}
-        self.teams: list[str] = []
+        self.teams: list[str] = list(teams)
+        self.stored = stored
         self.footer = ""
         # events arrive on the event loop's thread, refreshes on Rich's
         self._lock = threading.Lock()
@@ -68,11 +90,19 @@ class LiveView:
             self._apply(event)
         self.live.refresh()
 
+    def note(self, line: str) -> None:
+        """One line above the table. Printed through the live display, which redraws the table
+        under it; a line written to the terminal by any other way is overwritten by the next
+        redraw, and leaves a stale copy of the table above."""
+        self.live.console.print(Text(strip_controls(line)), soft_wrap=True)
+
     def _apply(self, event: Event) -> None:
         now = self.clock()
         match event:
             case ExecutionStarted(teams=teams):
                 self.teams = list(teams)
+            case ExecutionResumed():
+                self._fill_stored(now)
             case TeamRoundStarted(team_id=team, round_number=rnd):
                 self._add_team(team)
                 self.cells[(team, rnd)] = _Cell(started=now)
@@ -100,6 +130,26 @@ class LiveView:
             case _:
                 pass
 
+    def _fill_stored(self, now: float) -> None:
+        """The rounds the store holds of a resumed execution: they are not run again, so no
+        event will fill their cells (a round that was still running is, and starts afresh)."""
+        from mixseek.report.content import round_seconds, round_tokens
+
+        for team in self.stored.teams if self.stored is not None else ():
+            self._add_team(team.team_id)
+            for stored in team.rounds:
+                if stored.status in UNFINISHED:
+                    continue
+                decision = stored.judgment.should_continue
+                self.cells[(team.team_id, stored.round_number)] = _Cell(
+                    started=now,
+                    status=stored.status,
+                    score=stored.score,
+                    tokens=round_tokens(stored) or 0,
+                    elapsed=round_seconds(stored) or 0.0,
+                    decision=None if decision is None else "→" if decision else "■",
+                )
+
     def _add_team(self, team: str) -> None:
         if team not in self.teams:
             self.teams.append(team)
@@ -119,7 +169,7 @@ class LiveView:
         """The table as of now (Rich calls this on every refresh)."""
         with self._lock:
             now = self.clock()
-            table = Table(title="mixseek exec", title_justify="left")
+            table = Table(title="mixseek exec", title_justify="left", caption=LEGEND, caption_justify="left")
             table.add_column("team")
             for r in range(1, self.max_rounds + 1):
                 table.add_column(f"round {r}", justify="center")
