@@ -37,17 +37,20 @@ def free_port() -> int:
 
 @dataclass
 class Served:
-    """A running dashboard: its address and settings."""
+    """A running dashboard: its address and settings, and how to stop it (as a Ctrl-C would)."""
 
     url: str
     settings: Any
+    stop: Callable[[], None]
 
 
 @pytest.fixture
 def serve() -> Iterator[Callable[..., Served]]:
-    """`serve(workspace_dir, **settings)`: the dashboard of that workspace, served by uvicorn in a
-    thread on a free port of 127.0.0.1 until the test ends."""
+    """`serve(workspace_dir, **settings)`: the dashboard of that workspace, served as `mixseek ui`
+    serves it (uvicorn, `DashboardServer`) in a thread on a free port of 127.0.0.1 until the test
+    ends or stops it."""
     from mixseek.ui.app import create_app
+    from mixseek.ui.server import DashboardServer
     from mixseek.ui.settings import UISettings
 
     servers: list[tuple[uvicorn.Server, threading.Thread]] = []
@@ -56,7 +59,7 @@ def serve() -> Iterator[Callable[..., Served]]:
         port = free_port()
         settings = UISettings(workspace=Workspace(root), port=port, **options)
         config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-        server = uvicorn.Server(config)
+        server = DashboardServer(config)
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         deadline = time.monotonic() + 60
@@ -65,7 +68,13 @@ def serve() -> Iterator[Callable[..., Served]]:
                 raise RuntimeError("the dashboard did not start")
             time.sleep(0.02)
         servers.append((server, thread))
-        return Served(f"http://127.0.0.1:{port}", settings)
+
+        def stop() -> None:
+            server.should_exit = True
+            thread.join(timeout=30)
+            assert not thread.is_alive(), "the dashboard did not stop"
+
+        return Served(f"http://127.0.0.1:{port}", settings, stop)
 
     yield start
     for server, thread in servers:

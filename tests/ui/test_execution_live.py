@@ -142,7 +142,8 @@ def _start_ui(root: Path) -> tuple[subprocess.Popen[str], str]:
 
 def test_ctrl_c_stops_the_dashboard_while_a_page_follows_a_running_execution(tmp_path: Path) -> None:
     """An open live stream does not keep `mixseek ui` from stopping (uvicorn waits for open
-    responses; a stream ends by itself within `live.STREAM_SECONDS`)."""
+    responses, and a stream lasts as long as its execution runs: the server tells the streams to
+    end first, `ui.server.DashboardServer`)."""
     root = tmp_path / "ws"
     root.mkdir()
 

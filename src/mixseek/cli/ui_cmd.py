@@ -74,6 +74,7 @@ def ui_command(
         import uvicorn
 
         from mixseek.ui.app import create_app
+        from mixseek.ui.server import DashboardServer
         from mixseek.ui.settings import UISettings, is_loopback
     except ImportError:
         raise InputError(MISSING_EXTRA) from None
@@ -89,7 +90,7 @@ def ui_command(
     # which otherwise walk it all while a large execution's page is built (~60 ms a time).
     gc.freeze()
     config = uvicorn.Config(app, log_level="warning", server_header=False)
-    server = uvicorn.Server(config)
+    server = DashboardServer(config)  # ends the pages' live streams when it stops
     typer.echo(f"mixseek ui: {ws.root} on {_url(host, port)} (Ctrl-C to stop)")
     if token is not None:
         typer.echo("open it once with ?token=TOKEN (or send 'Authorization: Bearer TOKEN')")

@@ -7,11 +7,17 @@ execution's outline in the same snapshot, render it (once for all the pages that
 execution: `pages_execution.current_rendering`) and send every section of the page as the event
 of its name, which the page's htmx SSE extension swaps in.
 
-Each update carries the progress as its event id. A stream lasts `STREAM_SECONDS` at most, then
-ends; the browser reconnects at once (`retry`) and sends the id of the last update it got
-(`Last-Event-ID`), so the new stream sends nothing until the next change. Short streams are what
-let the server stop promptly (uvicorn waits for open responses, and cannot tell a stream it is
-stopping) and what ends the stream of a browser that went away.
+A stream lasts as long as the execution runs: a page that follows a run of an hour keeps one
+stream, without a reconnection (which the browser reports as an error) or an update missed. It ends
+sooner only when the browser goes away (Starlette sees it disconnect), or when the server stops:
+uvicorn waits for every open response before it stops, so the server first tells the streams to end
+(`streams_closing`, set by `ui.server.DashboardServer`), and they do within one poll. A comment
+line every `KEEPALIVE_SECONDS` keeps a proxy from closing a stream that has had nothing to send.
+
+Each update carries the progress as its event id. If a stream does end under a running execution
+(the dashboard restarted, the network broke), the browser reconnects after `RECONNECT_MS` and sends
+the id of the last update it got (`Last-Event-ID`), so the new stream sends only what changed since;
+the page says in the browser's console that its updates were interrupted (`static/live.js`).
 
 While the execution runs, its duration grows though its rows may not change for minutes (a long
 round): between updates the stream sends the duration alone, as the `duration` event, whenever its
@@ -29,8 +35,10 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 from markupsafe import escape
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
@@ -43,11 +51,16 @@ from mixseek.ui.reads import UnknownExecution, ui_settings
 
 logger = logging.getLogger(__name__)
 
-STREAM_SECONDS = 5.0
-"""How long one stream lasts before the browser reconnects (and how long a stopping server waits
-for the streams open)."""
-RECONNECT_MS = 100
-"""How soon the browser reconnects after a stream ended (the SSE `retry` field)."""
+STREAM_SECONDS: float | None = None
+"""How long one stream lasts at most before the browser reconnects; None: as long as the execution
+runs (a shorter bound only makes the browser reconnect, and report each time as an error)."""
+RECONNECT_MS = 2000
+"""How soon the browser reconnects to a stream that ended under a running execution (the SSE
+`retry` field): only after a failure, so not at once, and not every few milliseconds while the
+dashboard is down."""
+KEEPALIVE_SECONDS = 15.0
+"""How often a stream sends a comment line (which the browser ignores), updates or not."""
+KEEPALIVE = ": keep-alive\n\n"
 END_EVENT = "end"
 DURATION_EVENT = "duration"
 
@@ -77,15 +90,19 @@ async def updates(
     csrf_token: str,
     first: Rendering | None = None,
     last_event_id: str | None = None,
-    stream_seconds: float = STREAM_SECONDS,
+    stream_seconds: float | None = STREAM_SECONDS,
+    closing: asyncio.Event | None = None,
 ) -> AsyncIterator[str]:
     """The events of one stream of an open page: each update since `last_event_id` (all of the
     page's sections at once, the last with the update's id), from `first` (if the caller has
-    read it already) on, until the execution has ended or `stream_seconds` have passed."""
+    read it already) on, until the execution has ended, `stream_seconds` (if any) have passed or
+    `closing` is set (the server stops)."""
     yield f"retry: {RECONNECT_MS}\n\n"
     seen = last_event_id
     duration: str | None = None  # as the page shows it (after a full update, or a duration event)
-    deadline = time.monotonic() + stream_seconds
+    started = time.monotonic()
+    deadline = None if stream_seconds is None else started + stream_seconds
+    keepalive = started + KEEPALIVE_SECONDS
     while True:
         try:
             rendering = first if first is not None else await current_rendering(db, execution_id, kept)
@@ -112,9 +129,34 @@ async def updates(
             if view.status != "running":
                 yield sse_event(END_EVENT, view.status)
                 return
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
             return
-        await asyncio.sleep(poll_seconds)
+        if now >= keepalive:
+            keepalive = now + KEEPALIVE_SECONDS
+            yield KEEPALIVE
+        if await _closed_within(closing, poll_seconds):
+            return
+
+
+async def _closed_within(closing: asyncio.Event | None, seconds: float) -> bool:
+    """Wait `seconds`, or less if `closing` is set meanwhile: whether it is."""
+    if closing is None:
+        await asyncio.sleep(seconds)
+        return False
+    try:
+        await asyncio.wait_for(closing.wait(), seconds)
+    except TimeoutError:
+        return False
+    return True
+
+
+def streams_closing(app: Starlette) -> asyncio.Event:
+    """The event that tells `app`'s live streams to end: its server is stopping."""
+    state = app.state
+    if not hasattr(state, "streams_closing"):
+        state.streams_closing = asyncio.Event()
+    return cast(asyncio.Event, state.streams_closing)
 
 
 async def execution_stream(request: Request) -> Response:
@@ -134,6 +176,7 @@ async def execution_stream(request: Request) -> Response:
         first=first,
         last_event_id=request.headers.get("last-event-id"),
         stream_seconds=STREAM_SECONDS,
+        closing=streams_closing(request.app),
     )
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(events, media_type="text/event-stream", headers=headers)
