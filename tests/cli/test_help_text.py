@@ -105,9 +105,8 @@ def test_exec_help_names_its_argument_and_shows_every_help_text_whole() -> None:
     options = rows(text)
     assert "PROMPT <str> The task every team works on." in options
     assert "--dry-run Check everything; call no model." in options
-    assert ["--config -c <path> orchestrator.toml (default: the", "one in WORKSPACE/configs)."] == [
-        line for line in options if "orchestrator.toml (default" in line or "WORKSPACE/configs" in line
-    ]
+    config = [line for line in options if "orchestrator.toml (default" in line or "WORKSPACE/configs" in line]
+    assert config == ["--config -c <path> orchestrator.toml (default: the", "one in WORKSPACE/configs)."]
     # the default of --otel was read as Rich markup and left out
     otel = " ".join(options[options.index(next(o for o in options if o.startswith("--otel"))) :][:5])
     assert "(default: orchestrator.toml's telemetry, else off)." in otel
