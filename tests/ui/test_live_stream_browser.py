@@ -40,7 +40,9 @@ def in_thread(work: Coroutine[Any, Any, T]) -> T:
 
 async def _running(db: Path) -> None:
     async with AggregationStore(db) as store:
-        await store.create_execution(EXECUTION, "go", {})
+        await store.create_execution(
+            EXECUTION, "go", {"teams": {"t1": {"team_id": "t1", "team_name": "Team One"}}}
+        )
         await store.mark_round_started(EXECUTION, "t1", 1)
 
 
@@ -104,6 +106,20 @@ def test_a_page_following_a_run_keeps_one_stream_and_logs_nothing(
 
     assert streams == [f"{served.url}/executions/{EXECUTION}/stream"]  # never reconnected
     assert console == []
+
+
+def test_a_teams_heading_names_it_from_the_start(
+    tmp_path: Path, serve: Callable[..., Served], page: Any
+) -> None:
+    ws = _workspace(tmp_path)
+    served = serve(ws)
+    page.goto(f"{served.url}/executions/{EXECUTION}")
+    heading = page.locator('#execution-grid tr[data-team="t1"] th')
+    expect(heading.locator(".team-name")).to_have_text("Team One")  # round 1 runs, none is saved
+    in_thread(_save_round(ws / "mixseek.db"))
+    score = page.locator('#execution-grid tr[data-team="t1"] td[data-round="1"] .cell-score')
+    expect(score).to_have_text("64.0", timeout=UPDATE_MS)  # swapped in by the stream
+    expect(heading.locator(".team-name")).to_have_text("Team One")
 
 
 OPENED = "window.mixseekStreamsOpened = 0;" + (

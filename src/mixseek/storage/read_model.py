@@ -169,6 +169,20 @@ def stored_standing(standing: Doc) -> Doc:
     return standing
 
 
+def config_team_names(config: Mapping[str, Any]) -> dict[str, str]:
+    """The teams' names in the execution's config snapshot: a team is shown by its name from the
+    start, before a round of it is saved (its rows name it); none for an execution stored without
+    a snapshot (an imported history)."""
+    teams = config.get("teams")
+    if not isinstance(teams, Mapping):
+        return {}
+    return {
+        str(team_id): team["team_name"]
+        for team_id, team in teams.items()
+        if isinstance(team, Mapping) and isinstance(team.get("team_name"), str)
+    }
+
+
 def team_kind(config: Mapping[str, Any], team_id: str) -> str | None:
     """A team's kind from the execution's config snapshot: `workflow` when it has one, else its
     member dispatch (`selective` in snapshots older than the setting); None for a team the
@@ -215,7 +229,7 @@ def execution_view(
     scored = {(r["team_id"], r["round_number"]): r for r in board}
     state = {(s.team_id, s.round_number): s for s in statuses}
     last_scored = max((number for _, number in scored), default=0)
-    names = {r["team_id"]: r["team_name"] for r in board}
+    names = {**config_team_names(record.config), **{r["team_id"]: r["team_name"] for r in board}}
     known = {t.team_id: t for t in summary.teams} if summary is not None else {}
     names.update({team_id: t.team_name for team_id, t in known.items()})
     rounds_of: dict[str, list[int]] = {}
