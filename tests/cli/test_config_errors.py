@@ -175,7 +175,7 @@ CASES: list[tuple[str, str, str, str, str]] = [
     (
         "evaluator-partial-weights",
         "configs/evaluator.toml",
-        "weight = 0.3\n",
+        "weight = 0.4\n",
         "",
         "configs/evaluator.toml: evaluator.metrics: give a weight to every metric or to none "
         "(none means equal weights)",
@@ -185,7 +185,7 @@ CASES: list[tuple[str, str, str, str, str]] = [
         "configs/evaluator.toml",
         'name = "coverage"',
         'name = "beauty"',
-        "configs/evaluator.toml: evaluator.metrics[1]: unknown metric 'beauty': use one of "
+        "configs/evaluator.toml: evaluator.metrics[3]: unknown metric 'beauty': use one of "
         "clarity_coherence, coverage, relevance, llm_plain, length, patterns, json_schema, "
         'reference_similarity or set class_path = "module:Class" for a custom metric',
     ),

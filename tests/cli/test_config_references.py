@@ -233,7 +233,7 @@ def test_a_broken_metric_class_path_is_one_line(
     result = _invoke(runner, workspace, command)
     assert result.exit_code == 2
     assert _error_lines(result, command) == [
-        f"error: {evaluator}: evaluator.metrics[3].class_path: class_path '{class_path}': "
+        f"error: {evaluator}: evaluator.metrics[5].class_path: class_path '{class_path}': "
         + reason.format(configs=configs)
     ]
     _no_execution(workspace)
