@@ -160,6 +160,8 @@ def markdown_report(view: ExecutionView) -> str:
     first = prompt.strip().splitlines()[0] if prompt.strip() else ""
     title = first if len(first) <= 80 else first[:79] + "…"
     out = [f"# mixseek run: {title}", ""]
+    if view.demo_model_note:
+        out += [f"> {view.demo_model_note}", ""]
     if title != prompt:
         out += [fenced(prompt), ""]
     out += [

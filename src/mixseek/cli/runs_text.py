@@ -69,6 +69,7 @@ def show_lines(view: ExecutionView) -> list[str]:
     prompt_lines = view.user_prompt.splitlines() or [""]
     lines = [
         f"execution {view.execution_id}: {status_text(view)}",
+        *([view.demo_model_note] if view.demo_model_note else []),
         f"prompt: {prompt_lines[0]}",
         *(f"  {line}" for line in prompt_lines[1:]),
         f"started {when(view.started_at)} UTC, duration {view.duration_seconds:.1f} s, "

@@ -93,3 +93,5 @@ def print_summary(console: Console, summary: ExecutionSummary) -> None:
     )
     for reason in summary.degraded_reasons:
         console.print(f"degraded: {escape(reason)}", style="bold yellow")
+    if summary.demo_model_note:
+        console.print(escape(summary.demo_model_note), style="yellow", soft_wrap=True)

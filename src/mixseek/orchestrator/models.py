@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, computed_field
 
 from mixseek.exit_codes import ExitCode
+from mixseek.llm.demo_model import DEMO_MODEL_NOTE
 from mixseek.storage.models import ExecutionStatus, FinalStatus, RoundStatusRecord, StopReason
 from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.views import BestSubmission, RankingEntry, TeamStanding, UsageTotals
@@ -90,12 +91,22 @@ class ExecutionSummary(BaseModel):
     degraded_reasons: list[str] = Field(default_factory=list)
     pairwise: PairwiseView | None = None
     """The final pairwise ranking (`configs/pairwise.toml`), when that stage is enabled."""
+    demo_model: bool = Field(
+        default=False,
+        description="whether some role ran on the embedded demo model (local:smollm2), whose text "
+        "and LLM scores are not meaningful",
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def degraded(self) -> bool:
         """Whether a role failed although the status may say `completed`."""
         return bool(self.degraded_reasons)
+
+    @property
+    def demo_model_note(self) -> str | None:
+        """The one-line `note: demo model …` every surface shows for a demo-model run."""
+        return DEMO_MODEL_NOTE if self.demo_model else None
 
     @property
     def winner(self) -> BestSubmission | None:

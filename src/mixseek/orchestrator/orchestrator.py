@@ -32,6 +32,7 @@ from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.loader import Loaded
 from mixseek.config.orchestrator import OrchestratorSettings
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
+from mixseek.llm.demo_model import mentions_demo_model
 from mixseek.llm.retrying import RetryTiming
 from mixseek.llm.usage import usage_from_dict
 from mixseek.orchestrator.components import build_components
@@ -572,6 +573,7 @@ class Orchestrator:
             duration_seconds=round(self._active_before + time.monotonic() - self._active_start, 3),
             degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
             pairwise=pairwise,
+            demo_model=mentions_demo_model(self.config_snapshot()),
         )
         await self._stop_heartbeat()
         await self.store.finish_execution(

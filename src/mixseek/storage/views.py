@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from mixseek.llm.demo_model import DEMO_MODEL_NOTE
 from mixseek.storage.models import ExecutionStatus, RoundStatusValue, StopReason
 from mixseek.storage.overview import BestSubmission as BestSubmission
 from mixseek.storage.overview import ExecutionOverview as ExecutionOverview
@@ -249,11 +250,21 @@ class ExecutionView(View):
     )
     pairwise: PairwiseView | None = None
     """The final pairwise ranking, when the execution had that stage."""
+    demo_model: bool = Field(
+        default=False,
+        description="whether some role ran on the embedded demo model (local:smollm2), whose text "
+        "and LLM scores are not meaningful",
+    )
 
     @property
     def degraded(self) -> bool:
         """Whether a role failed although the status may say `completed`."""
         return bool(self.degraded_reasons)
+
+    @property
+    def demo_model_note(self) -> str | None:
+        """The one-line `note: demo model …` every surface shows for a demo-model run."""
+        return DEMO_MODEL_NOTE if self.demo_model else None
 
     @property
     def stop_words(self) -> str | None:
