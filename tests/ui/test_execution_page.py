@@ -382,6 +382,7 @@ def test_stream_of_a_finished_execution_sends_its_sections_then_ends(
     sent = events(response.text)
     assert [name for name, _, _ in sent] == [
         "header",
+        "best",
         "grid",
         "leaderboard",
         "chart",
@@ -392,7 +393,7 @@ def test_stream_of_a_finished_execution_sends_its_sections_then_ends(
     ]
     assert sent[-1] == ("end", "completed", None)
     # the update's id comes with its last section: a browser that got it all resumes after it
-    assert [event_id is not None for _, _, event_id in sent] == [False] * 6 + [True, False]
+    assert [event_id is not None for _, _, event_id in sent] == [False] * 7 + [True, False]
     # every data line of a multi-line section came through: the section is the page's, line for line
     body = page(dashboard, f"/executions/{eid}")
     sections = {name: data for name, data, _ in sent}
@@ -480,7 +481,7 @@ def test_a_reconnected_stream_sends_only_what_changed(
     with httpx.Client(base_url=served.url, timeout=60) as client:
         first = events(client.get("/executions/live-1/stream").text)  # ends after STREAM_SECONDS
         names = [name for name, _, _ in first if name != "duration"]  # (the duration grows meanwhile)
-        assert names == ["header", "grid", "leaderboard", "chart", "judgments", "usage", "failures"]
+        assert names == ["header", "best", "grid", "leaderboard", "chart", "judgments", "usage", "failures"]
         last_id = next(event_id for _, _, event_id in reversed(first) if event_id is not None)
         assert last_id is not None
         same = client.get("/executions/live-1/stream", headers={"Last-Event-ID": last_id})
@@ -523,8 +524,9 @@ def test_a_running_execution_shows_its_duration_so_far(
         assert shown.attrs["sse-swap"] == "duration"  # the live stream's `duration` events update it
 
         sent = events(client.get("/executions/live-1/stream").text)  # ends after STREAM_SECONDS
-        assert [name for name, _, _ in sent][:7] == [
+        assert [name for name, _, _ in sent][:8] == [
             "header",
+            "best",
             "grid",
             "leaderboard",
             "chart",
@@ -533,8 +535,8 @@ def test_a_running_execution_shows_its_duration_so_far(
             "failures",
         ]
         header = _seconds(parse(sent[0][1]).by_id("execution-duration").text)
-        later = [_seconds(data) for name, data, _ in sent[7:] if name == "duration"]
-        assert [name for name, _, _ in sent[7:]] == ["duration"] * len(later)
+        later = [_seconds(data) for name, data, _ in sent[8:] if name == "duration"]
+        assert [name for name, _, _ in sent[8:]] == ["duration"] * len(later)
         assert later == sorted(set(later)) and later[0] > header  # sent as the text changes
         assert later[-1] >= header + 1.2  # the stream's last reading, STREAM_SECONDS after its first
 

@@ -122,6 +122,22 @@ def test_a_teams_heading_names_it_from_the_start(
     expect(heading.locator(".team-name")).to_have_text("Team One")
 
 
+def test_the_winning_text_shows_as_soon_as_a_round_is_scored(
+    tmp_path: Path, serve: Callable[..., Served], page: Any
+) -> None:
+    ws = _workspace(tmp_path)
+    served = serve(ws)
+    page.goto(f"{served.url}/executions/{EXECUTION}")
+    best = page.locator("#best")
+    expect(best).to_contain_text("No submission has been scored yet.")
+    in_thread(_save_round(ws / "mixseek.db"))
+    expect(best.locator("#best-submission")).to_have_text("an answer", timeout=UPDATE_MS)
+    expect(best.locator("#best-meta")).to_have_text("Team One, round 1: 64.0 (best so far)")
+    in_thread(_finish(ws / "mixseek.db"))
+    expect(best.locator("#best-meta")).to_have_text("Team One, round 1: 64.0", timeout=UPDATE_MS)
+    expect(best.locator("#best-submission")).to_be_visible()
+
+
 OPENED = "window.mixseekStreamsOpened = 0;" + (
     "document.addEventListener('htmx:sseOpen', () => { window.mixseekStreamsOpened += 1; });"
 )

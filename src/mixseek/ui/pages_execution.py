@@ -1,5 +1,5 @@
-"""The execution page: header, teams × rounds grid, leaderboard, score chart, judgments, usage and
-failures of one execution.
+"""The execution page: header, best submission, teams × rounds grid, leaderboard, score chart,
+judgments, usage and failures of one execution.
 
 The page is made of sections, each a template of its own, so that the live stream (`ui.live`)
 sends exactly what the page shows: the same templates, each section as the event of its name.
@@ -28,6 +28,7 @@ from starlette.routing import BaseRoute, Route
 
 from mixseek.report import content
 from mixseek.report.charts import score_chart_svg
+from mixseek.report.markdown import render_markdown
 from mixseek.storage.views import ExecutionProgress, ExecutionView
 from mixseek.ui.execution_tables import grid_lines, judgment_rows
 from mixseek.ui.pending import launch_page
@@ -36,6 +37,7 @@ from mixseek.ui.templating import render, render_fragment
 
 HEADER = ("header", "execution_header.html")
 SECTIONS: dict[str, str] = {
+    "best": "execution_best.html",
     "grid": "execution_grid.html",
     "leaderboard": "execution_leaderboard.html",
     "chart": "execution_chart.html",
@@ -82,6 +84,7 @@ def section_context(view: ExecutionView) -> dict[str, Any]:
     context = page_context(view)
     context["round_numbers"], context["grid_lines"] = grid_lines(view, context["submission_url"])
     context.update(
+        best_html=render_markdown(view.best.content) if view.best is not None else None,
         chart=score_chart_svg(view),
         judgment_rows=judgment_rows(view),
         failures=content.failures(view),
