@@ -232,6 +232,12 @@ def sample_execution(model: str, language: str) -> dict[str, Any]:
         for team in shown.get("teams", [])
     }
     best = shown.get("best") or {}
+    checks = [
+        r["metrics"]["patterns"]["score"]
+        for team in shown.get("teams", [])
+        for r in team["rounds"]
+        if "patterns" in (r.get("metrics") or {})
+    ]
     return {
         "seconds": seconds,
         "exit_code": run.returncode,
@@ -241,6 +247,7 @@ def sample_execution(model: str, language: str) -> dict[str, Any]:
         "load": (load_before, load_after),
         "scores": scores,
         "script_share": script_share(str(best.get("content", "")), language),
+        "checks": checks,
         "error": run.stderr.strip().splitlines()[-1] if run.returncode != 0 and run.stderr.strip() else "",
     }
 
@@ -268,6 +275,9 @@ def sample_verdicts(model: str, language: str, runs: int) -> dict[str, Any]:
         "max_s": max(r["seconds"] for r in results),
         "median_requests": statistics.median(r["requests"] for r in results),
         "winner_script_share": statistics.fmean(r["script_share"] for r in results),
+        "patterns_mean": statistics.fmean(c for r in results for c in r["checks"])
+        if any(r["checks"] for r in results)
+        else 0.0,
         "load": [round(min(r["load"][0] for r in results), 2), round(max(r["load"][1] for r in results), 2)],
         "errors": sorted({r["error"] for r in results if r["error"]}),
     }
@@ -405,7 +415,7 @@ def main() -> int:
         print()
         print(
             f"{'sample':<7} {'runs':>4} {'failed':>6} {'best differs':>13} {'r2 > r1':>8} "
-            f"{'median s':>9} {'max s':>6} {'aim s':>6} {'script':>7}"
+            f"{'median s':>9} {'max s':>6} {'aim s':>6} {'script':>7} {'checks':>7}"
         )
     for verdicts in samples_by_language:
         differs = f"{verdicts['different_best']}/{verdicts['runs']}"
@@ -414,7 +424,7 @@ def main() -> int:
             f"{verdicts['language']:<7} {verdicts['runs']:>4} {verdicts['failed']:>6} "
             f"{differs:>13} {above:>8} "
             f"{verdicts['median_s']:>9.1f} {verdicts['max_s']:>6.1f} {SAMPLE_AIM_S:>6.0f} "
-            f"{verdicts['winner_script_share']:>7.2f}"
+            f"{verdicts['winner_script_share']:>7.2f} {verdicts['patterns_mean']:>7.1f}"
         )
         for error in verdicts["errors"]:
             print(f"  error: {error}")
@@ -422,7 +432,8 @@ def main() -> int:
         print(
             f"(best differs: the two teams' best scores differ, aim >= {DIFFERENT_BEST_AIM:.0%} of runs; "
             "r2 > r1: a team's round 2 scored above its round 1; "
-            "script: share of the winning text's letters in the sample language's script)"
+            "script: share of the winning text's letters in the sample language's script; "
+            "checks: mean patterns score of every submission, 0-100)"
         )
 
     line = {

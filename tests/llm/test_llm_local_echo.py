@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,7 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 from pydantic_ai.messages import TextPart, ToolCallPart
 
-from mixseek.llm.local_model import LlamaCppModel, close_engine
+from mixseek.llm.local_model import LlamaCppModel
 from mixseek.llm.local_model.copy_guard import CopyGuard
 from mixseek.llm.local_model.echo import clean_parts, copied_spans, end_at_boundary, remove_copies
 from mixseek.llm.local_model.engine import Generation, GenerationRequest
@@ -120,14 +119,6 @@ def test_own_texts_are_seen_inside_the_block_only() -> None:
 
 
 # -- through the model, with scripted generations -----------------------------------------------
-
-
-@pytest.fixture
-def model_file(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "scripted.gguf"
-    path.write_bytes(b"GGUF" + bytes(28))
-    yield path
-    close_engine(path)
 
 
 def scripted(path: Path, text: str, finish: str = "stop") -> tuple[LlamaCppModel, list[GenerationRequest]]:

@@ -6,7 +6,7 @@ import asyncio
 import importlib.util
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +68,6 @@ class ScriptedEngine:
 
     def last_user_text(self, index: int) -> str:
         return self.requests[index].prompt.messages()[-1]["content"]
-
-
-@pytest.fixture
-def model_file(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "scripted.gguf"
-    path.write_bytes(b"GGUF" + bytes(28))
-    yield path
-    close_engine(path)
 
 
 def scripted(path: Path, replies: list[Reply], **options: Any) -> tuple[LlamaCppModel, ScriptedEngine]:
