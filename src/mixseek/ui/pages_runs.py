@@ -3,6 +3,11 @@
 The filter and the order live in the URL (`?status=completed&q=essay&sort=score&order=desc`), so a
 view can be bookmarked and shared; no script is needed. Executions are read with one store query
 and filtered and sorted here: a workspace holds at most thousands of them.
+
+While an execution runs, the page follows the store: every `REFRESH_SECONDS` htmx fetches the page
+anew and swaps in the results and the status select with its counts (rendered once, the page said
+`running (1)` for as long as it stayed open). The text being typed in the filter is left alone;
+once no execution runs, the fresh results no longer ask for more and the polling stops.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from mixseek.ui.templating import render
 RUNS_LIMIT = 10_000
 """The most recent executions the page lists (it says so when there are more)."""
 PROMPT_CHARS = 120
+REFRESH_SECONDS = 2
+"""How often the page fetches itself anew while an execution runs."""
 """A prompt longer than this is cut in the table (the full text is in the row's tooltip)."""
 
 SORT_KEYS: dict[str, Callable[[ExecutionOverview], Any]] = {
@@ -140,6 +147,8 @@ async def runs_page(request: Request) -> Response:
         "sort_links": sort_links(query),
         "filtered": bool(query.status or query.q),
         "clear_url": query.url(status="", q=""),
+        "refresh_url": query.url() if counts["running"] else None,
+        "refresh_seconds": REFRESH_SECONDS,
         "workspace": str(ui_settings(request).workspace.root),
     }
     return render(request, "runs.html", context)
