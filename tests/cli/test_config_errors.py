@@ -185,7 +185,7 @@ CASES: list[tuple[str, str, str, str, str]] = [
         "configs/evaluator.toml",
         'name = "coverage"',
         'name = "beauty"',
-        "configs/evaluator.toml: evaluator.metrics[3]: unknown metric 'beauty': use one of "
+        "configs/evaluator.toml: evaluator.metrics[2]: unknown metric 'beauty': use one of "
         "clarity_coherence, coverage, relevance, llm_plain, length, patterns, json_schema, "
         'reference_similarity or set class_path = "module:Class" for a custom metric',
     ),

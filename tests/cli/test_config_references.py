@@ -187,7 +187,7 @@ def test_a_model_from_the_environment_is_blamed_on_the_variable(runner: CliRunne
     assert result.exit_code == 2
     (line,) = _error_lines(result, "validate")  # one line, though three metrics use the model
     assert line.startswith(
-        "error: env MIXSEEK_EVALUATOR__MODEL: model 'gpt4o' for evaluator metric 'clarity_coherence' "
+        "error: env MIXSEEK_EVALUATOR__MODEL: model 'gpt4o' for evaluator metric 'coverage' "
         "is malformed: "
     )
 
@@ -233,7 +233,7 @@ def test_a_broken_metric_class_path_is_one_line(
     result = _invoke(runner, workspace, command)
     assert result.exit_code == 2
     assert _error_lines(result, command) == [
-        f"error: {evaluator}: evaluator.metrics[5].class_path: class_path '{class_path}': "
+        f"error: {evaluator}: evaluator.metrics[4].class_path: class_path '{class_path}': "
         + reason.format(configs=configs)
     ]
     _no_execution(workspace)

@@ -62,37 +62,41 @@ async def test_the_japanese_sample_scores_different_answers_differently_for_chec
     assert [(m.name, m.weight) for m in settings.metrics] == [
         ("patterns", 0.4),
         ("length", 0.2),
-        ("clarity_coherence", 0.1),
-        ("coverage", 0.1),
+        ("coverage", 0.2),
         ("relevance", 0.2),
     ]
     good = (
-        "1. 保育所を増やし、待機児童をなくす。\n2. 子育て世帯への給付を増やす。\n"
-        "3. 男性の育児休業を広げ、働き方を変える。"
+        "1. 保育所を増やし、待機児童をなくす。0〜2歳児の保育を無償化し、"
+        "保育士の給与を上げて人手を確保する。\n"
+        "2. 子育て世帯への児童手当を増やし、大学までの教育費の負担を軽くする。出産費用も全額を支援する。\n"
+        "3. 男性の育児休業を広げ、長時間労働を減らす。在宅勤務や短時間勤務を選べるようにし、"
+        "子育てと仕事を両立できる働き方にする。若い世代が結婚や出産を先送りしなくてよい社会をつくる。"
     )
     assert await checks(settings, good) == [
-        ("patterns", 100.0, "5/5 checks passed"),
-        ("length", 100.0, "61 characters: within min_chars 60 and max_chars 400"),
+        ("patterns", 100.0, "8/8 checks passed"),
+        ("length", 100.0, f"{len(good)} characters: within min_chars 150 and max_chars 600"),
     ]
     echo = "あなたは分析チームのリーダーです。"
     assert await checks(settings, echo) == [
         (
             "patterns",
-            20.0,
-            "1/5 checks passed; missing: 「1.」で始まる1つ目の提案; missing: 「2.」で始まる2つ目の提案; "
-            "missing: 「3.」で始まる3つ目の提案; missing: 少子化・子育てに関する語",
+            12.5,
+            "1/8 checks passed; missing: 「1.」で始まる1つ目の提案; missing: 「2.」で始まる2つ目の提案; "
+            "missing: 「3.」で始まる3つ目の提案; missing: 少子化・子育てに関する語; "
+            "missing: 保育・育児の施策; "
+            "missing: お金の支援（給付・手当・無償化など）; missing: 働き方の施策（育休・労働時間など）",
         ),
         (
             "length",
-            28.33,
-            "17 characters: 43 short of min_chars 60 (the score falls linearly to 0 at 0 characters)",
+            11.33,
+            "17 characters: 133 short of min_chars 150 (the score falls linearly to 0 at 0 characters)",
         ),
     ]
     four = good + "\n4. 結婚を支援する。"
     assert (await checks(settings, four))[0] == (
         "patterns",
-        80.0,
-        "4/5 checks passed; present: 4つ目の提案（求められているのは3つ） ('\\n4.')",
+        87.5,
+        "7/8 checks passed; present: 4つ目の提案（求められているのは3つ） ('\\n4.')",
     )
 
 
@@ -106,22 +110,24 @@ async def test_the_english_sample_is_english_throughout(tmp_path: Path) -> None:
     assert settings.language == "en"
     # the seed format's structure, in English
     assert "# Task from the user\n{{ user_prompt }}" in settings.team_user_prompt
-    assert (
-        "{% if round_number > 1 %}\n# Your past submissions\n{{ submission_history }}"
-        in settings.team_user_prompt
+    assert "{% if round_number > 1 %}\n# Your past submissions\n{{ submission_history }}" in (
+        settings.team_user_prompt
     )
     for path in (ws / "configs").rglob("*.toml"):
         text = path.read_text(encoding="utf-8")
         assert not any("\u3040" <= char <= "\u30ff" for char in text), path
     answer = (
-        "1. Free nurseries for every child.\n2. Cash support for families.\n3. Paid leave for fathers, too."
+        "1. Free nurseries and daycare for every child under six, so that parents can go back to work.\n"
+        "2. A monthly child allowance and lower taxes for families with children.\n"
+        "3. Paid parental leave for fathers, too, and shorter working hours."
     )
     assert await checks(evaluator(ws), answer) == [
-        ("patterns", 100.0, "5/5 checks passed"),
+        ("patterns", 100.0, "8/8 checks passed"),
         (
             "length",
-            64.0,
-            "96 characters: 54 short of min_chars 150 (the score falls linearly to 0 at 0 characters)",
+            round(100 * len(answer) / 500, 2),
+            f"{len(answer)} characters: {500 - len(answer)} short of min_chars 500 "
+            "(the score falls linearly to 0 at 0 characters)",
         ),
     ]
 
