@@ -22,6 +22,7 @@ from statistics import fmean
 from typing import Any
 
 from mixseek.bench.tasks import TaskSet
+from mixseek.exit_codes import ExitCode
 from mixseek.stats import bootstrap_mean_ci, sign_test
 
 LEVEL = 0.95
@@ -48,10 +49,17 @@ class RunOutcome:
     status: str
     scores: Mapping[str, float | None]
     best: Answer | None = None
+    degraded: bool = False
+    """Completed, but a judgment failed (as `mixseek exec` reports it: exit code 1)."""
 
     @property
     def scored(self) -> bool:
         return any(score is not None for score in self.scores.values())
+
+    @property
+    def clean(self) -> bool:
+        """Every team round and judgment of the run succeeded."""
+        return self.status == "completed" and not self.degraded
 
 
 @dataclass(frozen=True)
@@ -130,6 +138,21 @@ class BenchReport:
     def scored(self) -> int:
         return sum(1 for o in self.outcomes if o.scored)
 
+    def unclean(self) -> str:
+        """How the runs that did not end cleanly ended, e.g. `2 failed, 1 degraded` ('' if none)."""
+        ended = [o.status if o.status != "completed" else "degraded" for o in self.outcomes if not o.clean]
+        return ", ".join(f"{ended.count(status)} {status}" for status in dict.fromkeys(ended))
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """`mixseek bench`'s, as `mixseek exec`'s for one execution: 2 when no run was scored (there
+        is nothing to compare), 1 when some run failed in part or is missing, else 0."""
+        if self.scored == 0:
+            return ExitCode.FAILURE
+        if self.missing or not all(o.clean for o in self.outcomes):
+            return ExitCode.PARTIAL_FAILURE
+        return ExitCode.SUCCESS
+
     def as_json(self) -> dict[str, Any]:
         """The report as one JSON document (`mixseek bench -f json`); model text kept exact."""
         return {
@@ -184,6 +207,7 @@ class BenchReport:
                     "repeat": o.repeat_number,
                     "execution_id": o.execution_id,
                     "status": o.status,
+                    "degraded": o.degraded,
                     "scores": dict(o.scores),
                 }
                 for o in self.outcomes

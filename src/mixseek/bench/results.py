@@ -37,6 +37,7 @@ async def collect(
                 record.status,
                 {entry.team_id: entry.max_score for entry in ranking},
                 Answer(best.team_id, best.score, best.content) if best is not None else None,
+                degraded=bool((record.summary or {}).get("degraded_reasons")),
             )
         )
     return outcomes, missing, names

@@ -6,6 +6,9 @@ already run concurrently. Before an execution starts, its id is written to the b
 a bench stopped at any moment (Ctrl-C, a killed process) is resumed by running the (task,
 repeat) pairs without a row, resuming the executions that were interrupted, and leaving the
 ended ones as they are.
+
+Each team round that fails is reported to the caller as it happens (`RunStep` "round_failed",
+with the round's one-line error), so a front end can say so in one line.
 """
 
 from __future__ import annotations
@@ -17,12 +20,17 @@ from typing import Literal
 from mixseek.api import Mixseek
 from mixseek.bench.tasks import BenchTask, TaskSet
 from mixseek.errors import InputError
+from mixseek.orchestrator.events import TeamRoundFinished
+from mixseek.orchestrator.models import ExecutionSummary
 from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES, new_execution_id
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.bench_store import BenchRecord, BenchStore
 from mixseek.storage.models import ExecutionStatus
 
-Action = Literal["start", "resume", "done"]
+Action = Literal["start", "resume", "round_failed", "done"]
+
+FAILED_ROUND_STATUSES = frozenset({"failed", "timeout"})
+"""A team round's statuses that are its failure (a round cut by the budget is not the team's)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,8 @@ class RunStep:
     execution_id: str
     action: Action
     status: ExecutionStatus | None = None
+    failure: TeamRoundFinished | None = None
+    """With "round_failed": the team round that failed, its error in one line (credentials redacted)."""
 
 
 Progress = Callable[[RunStep], None]
@@ -101,9 +111,23 @@ async def run_bench(
             # the id first: interrupted from here on, the bench resumes this execution
             await benches.record_run(bench.bench_id, task.task_id, repeat, execution_id, "running")
             progress(step)
-            summary = await mixseek.run(task.prompt, execution_id=execution_id, reference=task.reference)
         else:
             progress(replace(step, action="resume"))
-            summary = await mixseek.resume(execution_id)
+        summary = await _execute(mixseek, task, step, progress, resume=record is not None)
         await benches.record_run(bench.bench_id, task.task_id, repeat, execution_id, summary.status)
         progress(replace(step, action="done", status=summary.status))
+
+
+async def _execute(
+    mixseek: Mixseek, task: BenchTask, step: RunStep, progress: Progress, *, resume: bool
+) -> ExecutionSummary:
+    """Run (or resume) the execution of `step` to its end, telling `progress` each failed team round."""
+    if resume:
+        iteration = mixseek.iter(resume=step.execution_id)
+    else:
+        iteration = mixseek.iter(task.prompt, execution_id=step.execution_id, reference=task.reference)
+    async with iteration as execution:
+        async for event in execution:
+            if isinstance(event, TeamRoundFinished) and event.status in FAILED_ROUND_STATUSES:
+                progress(replace(step, action="round_failed", failure=event))
+    return execution.result

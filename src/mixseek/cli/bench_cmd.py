@@ -6,6 +6,11 @@ and line, exit 2). Each run is an ordinary execution through the Python API, sto
 like one `mixseek exec` started. Resuming is explicit: `--resume BENCH_ID` with the same task
 file (its SHA-256 is checked) runs only what is missing — a new bench is never merged into an
 old one by accident. Progress goes to stderr, the report to stdout or `--output`.
+
+A failed team round is one line of the progress (its error, credentials redacted); its traceback
+goes to logs/mixseek.log, and with `--verbose` to stderr too. The exit code follows `exec`'s: 0
+when every run ended cleanly, 1 when some failed in part but some run was scored (the report
+is produced all the same), 2 when no run was scored.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mixseek.cli.console import print_line
+from mixseek.cli.engine_logs import engine_logs
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.options import OrchestratorOption, WorkspaceOption
 from mixseek.errors import InputError, MixseekError
+from mixseek.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -28,6 +35,7 @@ if TYPE_CHECKING:
     from mixseek.bench.runner import RunStep
     from mixseek.bench.tasks import TaskSet
     from mixseek.config.bundle import TeamEntry
+    from mixseek.config.workspace import Workspace
     from mixseek.storage.aggregation_store import AggregationStore
     from mixseek.storage.bench_store import BenchRecord
 
@@ -68,6 +76,10 @@ def bench_command(
             "--resume", help="Run what bench BENCH_ID still misses (same task file).", show_default=False
         ),
     ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Show the warnings logged, a failed round's traceback too."),
+    ] = False,
 ) -> None:
     """Run every team on every task of TASKS.jsonl (N times each); report win rates, mean scores
     and ranks with confidence intervals, and pairwise tables with a sign test."""
@@ -100,7 +112,8 @@ def bench_command(
     )
     resume_with = f"resume with: {_resume_command(tasks_file, bench.bench_id, ws.root)}"
     try:
-        asyncio.run(run_bench(Mixseek.from_config(loaded), store, bench, tasks, _progress))
+        with engine_logs(ws, verbose=verbose):
+            asyncio.run(run_bench(Mixseek.from_config(loaded), store, bench, tasks, _progress))
     except KeyboardInterrupt:
         ignore_interrupts()
         announce_interrupt(f"interrupted: {resume_with}")
@@ -110,6 +123,7 @@ def bench_command(
         raise typer.Exit(EXIT_FAILURE) from None
     result = asyncio.run(_report(store, bench, tasks, loaded.teams))
     _emit(result, output_format, output, force)
+    _conclude(result, ws)
 
 
 def _resume_command(tasks_file: Path, bench_id: str, workspace: Path) -> str:
@@ -118,12 +132,38 @@ def _resume_command(tasks_file: Path, bench_id: str, workspace: Path) -> str:
 
 def _progress(step: RunStep) -> None:
     where = f"[{step.position}/{step.total}] task {step.task_id!r} repeat {step.repeat_number}"
-    if step.action == "done":
+    if step.failure is not None:
+        failure = step.failure
+        error = (failure.error or failure.status).replace("\n", " ")
+        print_line(f"{where}: team {failure.team_id} round {failure.round_number} failed: {error}", err=True)
+    elif step.action == "done":
         print_line(f"{where}: execution {step.execution_id} {step.status}", err=True)
     elif step.action == "resume":
         print_line(f"{where}: resuming execution {step.execution_id}", err=True)
     else:
         print_line(f"{where}: execution {step.execution_id} started", err=True)
+
+
+def _conclude(result: BenchReport, ws: Workspace) -> None:
+    """End with the exit code of the runs' outcome, and one line saying why when it is not 0."""
+    code = result.exit_code
+    if code == ExitCode.SUCCESS:
+        return
+    parts = [result.unclean()] if result.unclean() else []
+    if result.missing:
+        parts.append(f"{result.missing} missing")
+    ended = f" ({', '.join(parts)})" if parts else ""
+    details = f"tracebacks in {ws.logs / 'mixseek.log'}"
+    if code == ExitCode.FAILURE:
+        report(f"bench {result.bench_id}: no run was scored{ended}, nothing to compare; {details}")
+    else:
+        unclean = sum(1 for o in result.outcomes if not o.clean) + result.missing
+        print_line(
+            f"partial failure: bench {result.bench_id}: {unclean} of {result.planned} run(s) did not "
+            f"end cleanly{ended}; {details}",
+            err=True,
+        )
+    raise typer.Exit(code)
 
 
 async def _report(
