@@ -3,6 +3,12 @@
 The whole file is read and checked before anything runs, so a typo on line 40 costs no model
 call; its SHA-256 ties a stored bench to the exact file it ran, so a resumed bench cannot
 silently mix answers to two different task sets.
+
+Lines end at `\\n` alone (JSON Lines): U+2028, U+0085 and the other characters `str.splitlines`
+also breaks at are text inside a JSON string. What a line may hold is bounded — its size, its
+nesting, the digits of a number, text that is valid Unicode — so a damaged or hostile file (a
+binary file, `/dev/zero`) is one error naming the file and line, never a traceback or memory
+exhausted.
 """
 
 from __future__ import annotations
@@ -11,11 +17,17 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from mixseek.errors import InputError
 
 _KEYS = ("id", "prompt", "reference", "tags")
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""The longest line read: a prompt of megabytes fits, `/dev/zero` is refused after 16 MiB."""
+
+MAX_NUMBER_DIGITS = 100
+"""The longest integer (an `id`) read; Python refuses to convert one of more than 4,300 digits."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,33 @@ def _problem(path: Path, line: int, reason: str) -> InputError:
     return InputError(f"{path}: line {line}: {reason}")
 
 
+class _LongNumber(Exception):
+    """An integer of more digits than `MAX_NUMBER_DIGITS`, found while parsing."""
+
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _integer(literal: str) -> int:
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_NUMBER_DIGITS:
+        raise _LongNumber(digits)
+    return int(literal)
+
+
+def _not_unicode(key: str, value: str) -> str | None:
+    """Why `value` cannot be stored or printed (a lone surrogate from a `\\ud800` escape), if it cannot."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"'{key}' is not valid Unicode (lone surrogate \\u{ord(value[exc.start]):04x} "
+            f"at character {exc.start + 1})"
+        )
+    return None
+
+
 def _task(path: Path, line: int, data: Any) -> BenchTask:
     if not isinstance(data, dict):
         raise _problem(path, line, f"expected a JSON object, got {type(data).__name__}")
@@ -63,28 +102,52 @@ def _task(path: Path, line: int, data: Any) -> BenchTask:
     tags = data.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
         raise _problem(path, line, "'tags' must be a list of non-empty strings")
+    texts = [("id", str(task_id)), ("prompt", prompt), ("reference", reference or "")]
+    for key, value in [*texts, *(("tags", tag) for tag in tags)]:
+        if (reason := _not_unicode(key, value)) is not None:
+            raise _problem(path, line, reason)
     return BenchTask(str(task_id), prompt, reference, tuple(dict.fromkeys(tags)), line)
 
 
-def load_tasks(path: Path) -> TaskSet:
-    """Every task of `path`; InputError naming the file and line of the first bad one.
-
-    Blank lines are skipped (a trailing newline is not a task); a task without `id` takes its
-    line number."""
-    raw = path.read_bytes()
+def _parse(path: Path, line: int, raw: bytes) -> Any:
+    """The JSON value of one line (its bytes, newline included)."""
+    if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+        raise _problem(path, line, f"longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
     try:
-        text = raw.decode("utf-8-sig")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise _problem(
+            path, line, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line)"
+        ) from None
+    if line == 1:
+        text = text.removeprefix("\ufeff")
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text, parse_int=_integer)
+    except json.JSONDecodeError as exc:
+        raise _problem(path, line, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise _problem(path, line, "JSON nested too deeply") from None
+    except _LongNumber as exc:
+        raise _problem(
+            path,
+            line,
+            f"a number of {exc.digits} digits (at most {MAX_NUMBER_DIGITS}; give a long 'id' as a string)",
+        ) from None
+
+
+def _read(path: Path, source: BinaryIO) -> TaskSet:
     tasks: list[BenchTask] = []
     seen: dict[str, int] = {}
-    for number, content in enumerate(text.splitlines(), start=1):
-        if not content.strip():
+    digest = hashlib.sha256()
+    number = 0
+    while raw := source.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        digest.update(raw)
+        data = _parse(path, number, raw)
+        if data is None:
             continue
-        try:
-            data = json.loads(content)
-        except json.JSONDecodeError as exc:
-            raise _problem(path, number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
         task = _task(path, number, data)
         if task.task_id in seen:
             raise _problem(
@@ -94,4 +157,16 @@ def load_tasks(path: Path) -> TaskSet:
         tasks.append(task)
     if not tasks:
         raise InputError(f"{path}: no tasks (expected one JSON object a line, with at least 'prompt')")
-    return TaskSet(path, tuple(tasks), hashlib.sha256(raw).hexdigest())
+    return TaskSet(path, tuple(tasks), digest.hexdigest())
+
+
+def load_tasks(path: Path) -> TaskSet:
+    """Every task of `path`; InputError naming the file and line of the first bad one.
+
+    Blank lines are skipped (a trailing newline is not a task); a task without `id` takes its
+    line number."""
+    try:
+        with path.open("rb") as source:
+            return _read(path, source)
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
