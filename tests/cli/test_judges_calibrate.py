@@ -223,6 +223,56 @@ def test_a_wrong_format_is_refused(executed: tuple[Path, str], tmp_path: Path) -
     )
 
 
+def calibrate_process(ws: Path, labels_file: Path) -> subprocess.CompletedProcess[str]:
+    """`mixseek judges calibrate` in a process of its own, as a user runs it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIXSEEK_")}
+    return subprocess.run(
+        [sys.executable, "-m", "mixseek.cli", "judges", "calibrate", str(labels_file), "-w", str(ws)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        # a quoted newline in the id: the record ends on line 4, and the id is shown escaped
+        (HEADER + '{e},alpha,1,50\n"2099\n0101",alpha,1,60\n',
+         "line 4: no execution '2099\\n0101' in the workspace"),
+        (HEADER + '{e},alpha,1,50\n{e},"be\nta",1,60\n',
+         "line 4: no scored submission of team 'be\\nta' in round 1 of execution '{e}'"),
+        # csv's own line count is one short when a field is over its limit
+        (HEADER + "{e},alpha,1,50\n{e},beta,1,60," + "x" * 200_000 + "\n",
+         "line 3: not valid CSV: field larger than field limit (131072)"),
+    ],
+    ids=["newline-in-execution-id", "newline-in-team-id", "over-long-field"],
+)  # fmt: skip
+def test_a_bad_label_is_one_line_naming_its_line(
+    executed: tuple[Path, str], tmp_path: Path, content: str, message: str
+) -> None:
+    ws, execution_id = executed
+    labels_file = labels(tmp_path / "labels.csv", content.replace("{e}", execution_id))
+    proc = calibrate_process(ws, labels_file)
+    expected = f"error: {labels_file}: {message.replace('{e}', execution_id)}\n"
+    assert (proc.returncode, proc.stderr, proc.stdout) == (2, expected, "")
+
+
+def test_a_line_separator_in_a_field_is_text(executed: tuple[Path, str], tmp_path: Path) -> None:
+    """Records end at CR or LF only: U+2028 and U+0085 in a note split no label."""
+    ws, execution_id = executed
+    notes = ["a\u2028b", "c\u0085d", "e\x1cf"]
+    rows = zip(HUMAN.items(), notes, strict=True)
+    lines = [f"{execution_id},{team},1,{score:g},{note}" for (team, score), note in rows]
+    labels_file = labels(tmp_path / "labels.csv", "execution_id,team_id,round_number,human_score,note\n"
+                         + "\n".join(lines) + "\n")  # fmt: skip
+    proc = calibrate_process(ws, labels_file)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.splitlines()[0] == "3 label(s) over 1 execution(s)"
+
+
 # judges with names as long as real ones; each one's score per team, and the humans'
 LONG_SCORES = {
     "script:anthropic-claude-sonnet-4-5-20250929": {"alpha": 20.0, "beta": 90.0, "gamma": 50.0},

@@ -20,6 +20,7 @@ Each is summarised by `stats.calibrate`: pairs, Pearson, Spearman, mean absolute
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -51,6 +52,24 @@ def _problem(path: Path, line: int, reason: str) -> InputError:
     return InputError(f"{path}: line {line}: {reason}")
 
 
+class _Lines:
+    """The file's lines as the CSV reader takes them, counted. The reader's own `line_num` lags
+    one behind when it refuses a line (a field over its size limit names the line before)."""
+
+    def __init__(self, text: str) -> None:
+        # newline="": lines end at \r, \n or \r\n, as CSV's do; U+2028 or U+0085 in a note is text
+        self._lines = io.StringIO(text, newline="")
+        self.read = 0
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.read += 1
+        return line
+
+
 def _rows(path: Path) -> Iterator[tuple[int, dict[str | None, Any]]]:
     """The data rows with the line each ends on, after checking the header."""
     try:
@@ -59,11 +78,12 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str | None, Any]]]:
         raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    lines = _Lines(text)
+    reader = csv.DictReader(lines)
     try:
         header = [name.strip() for name in reader.fieldnames or []]
     except csv.Error as exc:
-        raise _problem(path, reader.line_num, f"not valid CSV: {exc}") from None
+        raise _problem(path, lines.read, f"not valid CSV: {exc}") from None
     if not header:
         raise _problem(path, 1, f"no header row: expected the columns {', '.join(COLUMNS)}")
     reader.fieldnames = header
@@ -78,8 +98,8 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str | None, Any]]]:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise _problem(path, reader.line_num, f"not valid CSV: {exc}") from None
-        yield reader.line_num, row
+            raise _problem(path, lines.read, f"not valid CSV: {exc}") from None
+        yield lines.read, row
 
 
 def _field(path: Path, line: int, row: Mapping[str | None, Any], column: str) -> str:
@@ -209,14 +229,14 @@ def calibrate_labels(
     for label in labels:
         execution = scored.get(label.execution_id)
         if execution is None:
-            raise _problem(path, label.line, f"no execution '{label.execution_id}' in the workspace")
+            raise _problem(path, label.line, f"no execution {label.execution_id!r} in the workspace")
         row = execution.rounds.get((label.team_id, label.round_number))
         if row is None:
             raise _problem(
                 path,
                 label.line,
-                f"no scored submission of team '{label.team_id}' in round {label.round_number} "
-                f"of execution '{label.execution_id}'",
+                f"no scored submission of team {label.team_id!r} in round {label.round_number} "
+                f"of execution {label.execution_id!r}",
             )
         human = label.human_score
         collected.add(("overall", None, None), _number(row["evaluation_score"]), human)
