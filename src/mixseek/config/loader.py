@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from mixseek.config.nesting import TOO_DEEP, too_deep
 from mixseek.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -70,7 +71,8 @@ def decode_utf8(data: bytes, source: Path | str) -> str:
 
 
 def read_toml(path: Path, *, required: bool = True) -> dict[str, Any]:
-    """Parse one TOML file; a missing optional file reads as empty."""
+    """Parse one TOML file; a missing optional file reads as empty, one nested too deeply is refused
+    (`config.nesting`)."""
     if not path.exists():
         if required:
             raise ConfigError(path, None, "file not found")
@@ -82,9 +84,14 @@ def read_toml(path: Path, *, required: bool = True) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(path, None, f"cannot read file: {exc.strerror or exc}") from None
     try:
-        return tomllib.loads(decode_utf8(data, path))
+        parsed = tomllib.loads(decode_utf8(data, path))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, None, f"TOML syntax error: {exc}") from None
+    except RecursionError:  # the parser recurses once per level of arrays and inline tables
+        raise ConfigError(path, None, TOO_DEEP) from None
+    if too_deep(parsed):
+        raise ConfigError(path, None, TOO_DEEP)
+    return parsed
 
 
 def take_section(data: Mapping[str, Any], section: str, *, path: Path | str) -> dict[str, Any]:

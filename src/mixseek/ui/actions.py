@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from mixseek.config.loader import read_toml
 from mixseek.config.workspace import Workspace
+from mixseek.errors import ConfigError
 from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execution_id
 from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
 from mixseek.storage.errors import StoreBusyError
@@ -63,8 +64,8 @@ def orchestrator_configs(ws: Workspace) -> list[str]:
 
 def _has_orchestrator(path: Path) -> bool:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = read_toml(path)
+    except ConfigError:  # unreadable, not TOML, or nested too deeply: `exec` says which
         return False
     return isinstance(data.get("orchestrator"), dict)
 

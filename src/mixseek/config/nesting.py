@@ -1,0 +1,34 @@
+"""How deep the tables and arrays of a config file may nest.
+
+Python's TOML parser recurses once per level of arrays and inline tables, and raises
+`RecursionError` a few hundred levels down; the code that reads a parsed file (validation, merging
+the environment in, writing TOML or JSON) recurses too. No config needs more than a few levels, so
+a file nested deeper than `MAX_DEPTH` is refused with one line, whether the parser gave up on it or
+not: the same line at any depth.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_DEPTH = 100
+TOO_DEEP = f"nested too deeply (more than {MAX_DEPTH} levels of tables and arrays)"
+
+
+def too_deep(data: Any) -> bool:
+    """Whether tables (dicts) and arrays (lists) in `data` nest more than `MAX_DEPTH` levels below it.
+
+    Walked with a stack, not by recursion, so that any depth is measured."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = list(value.values())
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
