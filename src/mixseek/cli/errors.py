@@ -16,6 +16,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from mixseek.cli.console import print_line
+from mixseek.cli.utf8_arguments import refuse_undecodable
 from mixseek.errors import ConfigError, InputError, MixseekError, RuntimeFailure
 from mixseek.exit_codes import ExitCode
 
@@ -79,11 +80,14 @@ def describe_os_error(exc: OSError) -> str:
 
 
 def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Run a command body; a known failure becomes one line and its exit code, never a traceback."""
+    """Run a command body; a known failure becomes one line and its exit code, never a traceback.
+
+    Its arguments are checked first: one that is not UTF-8 is such a failure (`utf8_arguments`)."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
+            refuse_undecodable(kwargs)
             return fn(*args, **kwargs)
         except Exception as exc:
             code = exit_code_for(exc)

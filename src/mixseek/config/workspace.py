@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from mixseek.config.os_strings import escaped, not_utf8
 from mixseek.errors import ConfigError
 
 WORKSPACE_ENV = "MIXSEEK_WORKSPACE"
@@ -62,6 +63,11 @@ def resolve_workspace(option: Path | str | None = None, *, must_exist: bool = Tr
             )
         source, raw = WORKSPACE_ENV, env_value
     root = Path(raw).expanduser().resolve()
+    # a byte that is not UTF-8, from $MIXSEEK_WORKSPACE or the working directory (an argument is
+    # refused before: `cli.utf8_arguments`): the store and the logs name the workspace in UTF-8
+    undecodable = not_utf8(str(root))
+    if undecodable is not None:
+        raise ConfigError(source, None, f"the workspace path {escaped(str(root))} is {undecodable}")
     if must_exist and not root.is_dir():
         raise ConfigError(source, None, f"workspace directory does not exist: {root} (run 'mixseek init')")
     if root.exists() and not root.is_dir():
