@@ -9,8 +9,8 @@ import typer
 
 from mixseek.cli.errors import cli_errors
 from mixseek.cli.options import WorkspaceOption
+from mixseek.config.os_strings import escaped
 from mixseek.config.workspace import Workspace, resolve_workspace
-from mixseek.text_safety import strip_controls
 
 if TYPE_CHECKING:
     from mixseek.migrate import MigrationResult
@@ -65,4 +65,5 @@ def migrate_command(
 
     dest = resolve_workspace(workspace, must_exist=False)
     result = migrate_workspace(source, dest, force=force, main=orchestrator)
-    typer.echo(strip_controls("\n".join(summary_lines(result, dest))))
+    # each on one line whatever a source file's name holds (a line break, a control character)
+    typer.echo("\n".join(escaped(line) for line in summary_lines(result, dest)))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mixseek.config.os_strings import escaped, not_utf8
 from mixseek.errors import InputError
 from mixseek.migrate.fields import Where
 from mixseek.migrate.members import convert_member
@@ -76,7 +77,8 @@ class _Planner:
     def __init__(self, legacy: LegacyWorkspace, report: Report) -> None:
         self.legacy = legacy
         self.report = report
-        self.data: dict[Path, dict[str, Any]] = {p: legacy.read(p) for p in legacy.toml_files()}
+        files = [p for p in legacy.toml_files() if self.utf8_name(p, Where(legacy.label(p)), None)]
+        self.data: dict[Path, dict[str, Any]] = {p: legacy.read(p) for p in files}
         self.kinds: dict[Path, str | None] = {p: _kind(d) for p, d in self.data.items()}
         self.dest: dict[Path, str] = {}
         self.plan = ConfigPlan()
@@ -101,10 +103,23 @@ class _Planner:
     def relative(self, target: str, referrer: str) -> str:
         return posixpath.relpath(target, posixpath.dirname(referrer))
 
+    def utf8_name(self, path: Path, where: Where, key: str | None) -> bool:
+        """Whether `path`'s name is UTF-8; reported if not. Linux allows any byte in a file name,
+        but the new files name each other, and themselves in their header, in UTF-8."""
+        if not_utf8(str(path)) is None:
+            return True
+        if key is None:  # found under configs/: `where` names it
+            self.report.drop(escaped(where.file), None, "file name is not UTF-8: not carried over")
+        else:
+            self.report.drop(where.file, where.key(key), f"file name is not UTF-8: {escaped(str(path))}")
+        return False
+
     def load(self, path: Path, where: Where, key: str, kind: str) -> bool:
         """Whether `path` (named at `where.key(key)`) is a readable file of `kind`; reported if not."""
         if not path.is_file():
             self.report.drop(where.file, where.key(key), f"file not found: {path}")
+            return False
+        if not self.utf8_name(path, where, key):  # a link to one
             return False
         if path not in self.data:
             self.data[path] = self.legacy.read(path)

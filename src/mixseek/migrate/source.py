@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mixseek.config.loader import read_toml
+from mixseek.config.os_strings import escaped, not_utf8
 from mixseek.errors import InputError
 
 DB_FILENAME = "mixseek.db"
@@ -55,6 +56,9 @@ class LegacyWorkspace:
 def open_source(src: Path) -> LegacyWorkspace:
     """The workspace at `src`; a path that is not one is a one-line error."""
     root = src.expanduser().resolve()
+    undecodable = not_utf8(str(root))  # by the working directory: an argument is refused before
+    if undecodable is not None:
+        raise InputError(f"{escaped(str(root))}: {undecodable}")
     if not root.exists():
         raise InputError(f"{root}: no such directory (give the mixseek-core workspace to migrate)")
     if not root.is_dir():

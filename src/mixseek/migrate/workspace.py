@@ -16,12 +16,14 @@ from pathlib import Path
 import tomli_w
 
 from mixseek.config.bundle import collect_execution_config
+from mixseek.config.os_strings import escaped
 from mixseek.config.workspace import Workspace
 from mixseek.errors import ConfigError, InputError
 from mixseek.migrate.configs import MAIN_ORCHESTRATOR, ConfigPlan, OutputFile, plan_configs
 from mixseek.migrate.history import LegacyHistory, read_history
 from mixseek.migrate.report import Report
 from mixseek.migrate.source import LegacyWorkspace, open_source
+from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execution_id
 from mixseek.storage.import_history import ImportOutcome, import_executions
 
 
@@ -37,9 +39,10 @@ class MigrationResult:
 
 
 def render(file: OutputFile, source_root: Path) -> str:
-    """The TOML text of a new file, headed by where it came from."""
+    """The TOML text of a new file, headed by where it came from: a comment line whatever the
+    source's name holds (a line break in it would start TOML of its own)."""
     origin = file.source if file.source.startswith("mixseek-core") else f"{source_root}/{file.source}"
-    header = f"# Converted by `mixseek migrate` from {origin}\n\n"
+    header = f"# Converted by `mixseek migrate` from {escaped(origin)}\n\n"
     return header + tomli_w.dumps(file.data, multiline_strings=True)
 
 
@@ -50,6 +53,16 @@ def _refuse_overwrite(dest: Workspace, plan: ConfigPlan) -> None:
         raise InputError(
             f"{existing[0]}: already exists{more}; pass --force to overwrite (nothing was written)"
         )
+
+
+def _check_execution_ids(db: Path, history: LegacyHistory) -> None:
+    """Every execution to import has an id `mixseek exec --execution-id` would take: the id names
+    its log file, its dashboard URL and the commands printed for it."""
+    for execution in history.executions:
+        if not is_valid_execution_id(execution.execution_id):
+            raise InputError(
+                f"{db}: execution id {execution.execution_id!r}: {EXECUTION_ID_RULE} (nothing was written)"
+            )
 
 
 def _verify(dest: Workspace, plan: ConfigPlan) -> list[str]:
@@ -77,6 +90,7 @@ def migrate_workspace(
     plan = plan_configs(legacy, result.report, main=main) if legacy.configs.is_dir() else ConfigPlan()
     if legacy.db_path.exists():
         result.history = read_history(legacy.db_path, result.report)
+        _check_execution_ids(legacy.db_path, result.history)
     if not force:
         _refuse_overwrite(dest, plan)
     for file in plan.files.values():
