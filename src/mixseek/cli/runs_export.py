@@ -7,13 +7,13 @@ What an execution's figures are (a running one's standings, its duration) is dec
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mixseek.cli.text_layout import score_text
 from mixseek.report import pairwise as pairwise_rows
 from mixseek.report.agreement import AGREEMENT_HEADER, agreement_rows, flagged_lines
 from mixseek.report.content import without_controls
+from mixseek.report.markdown_escape import code_block, code_span, inline
 from mixseek.storage.views import (
     ExecutionView,
     MemberAnswer,
@@ -27,17 +27,15 @@ from mixseek.storage.views import (
 # -- markdown ------------------------------------------------------------------------
 
 
-def fenced(content: str, info: str = "") -> str:
-    """`content` in a backtick fence longer than any backtick run inside it."""
-    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{content}\n{fence}"
-
-
 def cell(value: object) -> str:
-    """A Markdown table cell: pipes escaped, line breaks kept as <br>."""
-    text = "" if value is None else str(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "\n").replace("\n", "<br>")
+    """A Markdown table cell of inert text (`inline`): pipes escaped, line breaks kept as <br>."""
+    text = "" if value is None else str(value).replace("\r\n", "\n")
+    return inline(text).replace("|", "\\|").replace("\n", "<br>")
+
+
+def line(value: object) -> str:
+    """Text for one line of the report (a heading, a list item): on one line, and inert."""
+    return inline(one_line(value))
 
 
 def judgment_text(judgment: RoundJudgment) -> str:
@@ -69,10 +67,11 @@ def usage_text(usage: UsageTotals) -> str:
     return f"{usage.requests} requests, {usage.input_tokens} input + {usage.output_tokens} output tokens"
 
 
-def team_heading(team: TeamView) -> str:
-    """`Name (id)`, and the team's kind unless it is the usual selective leader (or unknown)."""
-    kind = f" [{team.kind}]" if team.kind not in (None, "selective") else ""
-    return f"{team.team_name} ({team.team_id}){kind}"
+def team_heading(team: TeamView, text: Callable[[object], str] = str) -> str:
+    """`Name (id)`, and the team's kind unless it is the usual selective leader (or unknown);
+    `text` writes each of the three (the Markdown report's makes them inert)."""
+    kind = f" [{text(team.kind)}]" if team.kind not in (None, "selective") else ""
+    return f"{text(team.team_name)} ({text(team.team_id)}){kind}"
 
 
 def steps_text(answers: Sequence[MemberAnswer]) -> str | None:
@@ -130,7 +129,8 @@ def _agreement_section(view: ExecutionView) -> list[str]:
     rows: list[list[object]] = [list(row) for row in agreement_rows(view)]
     out = ["## Judge agreement", "", "Krippendorff's alpha (interval data).", ""]
     out += [*_table(AGREEMENT_HEADER, rows), ""]
-    out += [*(f"- flagged: {line}" for line in flagged_lines(view)), ""] if flagged_lines(view) else []
+    flagged = flagged_lines(view)
+    out += [*(f"- flagged: {line(text)}" for text in flagged), ""] if flagged else []
     return out
 
 
@@ -139,7 +139,7 @@ def _pairwise_markdown(view: ExecutionView) -> list[str]:
     pairwise = view.pairwise
     if pairwise is None:
         return []
-    out = ["## Pairwise ranking", "", pairwise_rows.heading(pairwise), ""]
+    out = ["## Pairwise ranking", "", line(pairwise_rows.heading(pairwise)), ""]
     if pairwise.ranking:
         standings: list[list[object]] = [list(row) for row in pairwise_rows.standing_rows(pairwise)]
         out += [*_table(pairwise_rows.STANDING_HEADERS, standings), ""]
@@ -154,19 +154,22 @@ def _pairwise_markdown(view: ExecutionView) -> list[str]:
 
 
 def markdown_report(view: ExecutionView) -> str:
-    """A readable report with every submission, without the control characters of model text."""
+    """A readable report with every submission, without the control characters of model text.
+
+    Text from models and configs is inert in any Markdown renderer (`report.markdown_escape`): on
+    a line it is escaped, and whole texts (the prompt, submissions) are indented code blocks."""
     view = without_controls(view)
     prompt = view.user_prompt
     first = prompt.strip().splitlines()[0] if prompt.strip() else ""
     title = first if len(first) <= 80 else first[:79] + "…"
-    out = [f"# mixseek run: {title}", ""]
+    out = [f"# mixseek run: {line(title)}", ""]
     if view.demo_model_note:
-        out += [f"> {view.demo_model_note}", ""]
+        out += [f"> {line(view.demo_model_note)}", ""]
     if title != prompt:
-        out += [fenced(prompt), ""]
+        out += [code_block(prompt), ""]
     out += [
-        f"- execution: `{view.execution_id}`",
-        f"- status: {status_text(view)}",
+        f"- execution: {code_span(view.execution_id)}",
+        f"- status: {line(status_text(view))}",
         f"- started: {view.started_at.isoformat()}",
         f"- duration: {view.duration_seconds:.1f} s",
         f"- rounds: {view.rounds_run}",
@@ -184,36 +187,36 @@ def markdown_report(view: ExecutionView) -> str:
         out += [
             "## Winning submission",
             "",
-            f"{best.team_name} ({best.team_id}), round {best.round_number}, "
+            f"{line(best.team_name)} ({line(best.team_id)}), round {best.round_number}, "
             f"score {score_text(best.score)}/100",
             "",
-            fenced(best.content),
+            code_block(best.content),
             "",
         ]
     for team in view.teams:
-        out += [f"## Team {team_heading(team)}", ""]
-        out += [f"- status: {team.status_words}", f"- rounds scored: {team.rounds_completed}"]
+        out += [f"## Team {team_heading(team, line)}", ""]
+        out += [f"- status: {line(team.status_words)}", f"- rounds scored: {team.rounds_completed}"]
         if team.best_round is not None:
             out.append(f"- best round: {team.best_round} ({score_text(team.best_score)})")
-        out += [f"- stopped because: {team.exit_reason}"] if team.exit_reason else []
-        out += [f"- error: {one_line(team.error)}"] if team.error else []
+        out += [f"- stopped because: {line(team.exit_reason)}"] if team.exit_reason else []
+        out += [f"- error: {line(team.error)}"] if team.error else []
         out.append("")
         for r in team.rounds:
             final = " (final)" if r.is_final else ""
             out += [f"### Round {r.round_number}: {score_text(r.score)}/100{final}", ""]
             if r.status != "completed":
-                out += [f"status: {r.status}{': ' + one_line(r.error) if r.error else ''}", ""]
+                out += [f"status: {line(r.status)}{': ' + line(r.error) if r.error else ''}", ""]
             if r.metrics:
                 rows = [row for m, v in r.metrics.items() for row in _metric_rows(m, v)]
                 out += [*_table(["metric", "score", "comment"], rows), ""]
             out += [
-                f"- judgment: {one_line(judgment_text(r.judgment))}",
+                f"- judgment: {line(judgment_text(r.judgment))}",
                 f"- members: {r.members.succeeded} succeeded, {r.members.failed} failed",
             ]
             steps = steps_text(r.member_submissions)
-            out += [f"- steps: {steps}", ""] if steps else [""]
+            out += [f"- steps: {line(steps)}", ""] if steps else [""]
             if r.submission is not None:
-                out += ["Submission:", "", fenced(r.submission), ""]
+                out += ["Submission:", "", code_block(r.submission), ""]
     out += ["## Usage by call site", ""]
     site_rows: list[list[object]] = [
         [site, u.requests, u.input_tokens, u.output_tokens] for site, u in view.usage_by_site.items()
