@@ -33,6 +33,7 @@ ALL_VERSIONS = [
     (5, "pairwise_comparisons, pairwise_ranking: the final pairwise stage"),
     (6, "benches, bench_runs: mixseek bench task sets"),
     (7, "executions.active_since, active_before_seconds: duration across resumes"),
+    (8, "execution_leases.command_sha256: the owner's command line"),
 ]
 
 
@@ -54,8 +55,8 @@ def versions(path: Path) -> list[tuple[int, str]]:
 
 
 def test_current_version_is_the_last_migration() -> None:
-    assert CURRENT_VERSION == 7
-    assert [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6, 7]
+    assert CURRENT_VERSION == 8
+    assert [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
 async def test_new_file_gets_the_full_schema(db_path: Path) -> None:
@@ -151,7 +152,7 @@ async def test_newer_file_is_refused_with_a_clear_error(db_path: Path) -> None:
     async with AggregationStore(db_path) as store:
         await store.initialize()
     conn = duckdb.connect(str(db_path))
-    conn.execute("INSERT INTO schema_version (version, description) VALUES (8, 'from the future')")
+    conn.execute("INSERT INTO schema_version (version, description) VALUES (9, 'from the future')")
     conn.close()
 
     for read_only in (False, True):
@@ -160,7 +161,7 @@ async def test_newer_file_is_refused_with_a_clear_error(db_path: Path) -> None:
             await store.get_leader_board_ranking("exec-1")
         assert isinstance(caught.value, MixseekError)
         assert str(caught.value) == (
-            f"{db_path}: database schema version 8 is newer than this mixseek supports (up to 7); "
+            f"{db_path}: database schema version 9 is newer than this mixseek supports (up to 8); "
             "upgrade mixseek to open it"
         )
         assert not store.is_open
@@ -173,7 +174,7 @@ async def test_read_only_store_does_not_upgrade(db_path: Path) -> None:
     with pytest.raises(SchemaVersionError) as caught:
         await reader.initialize()
     assert str(caught.value) == (
-        f"{db_path}: database schema version 0 is older than this mixseek needs (7); "
+        f"{db_path}: database schema version 0 is older than this mixseek needs (8); "
         "open it read-write once to upgrade it"
     )
     assert tables(db_path) == []

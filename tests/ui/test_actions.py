@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
+import psutil
 import pytest
 from typer.testing import CliRunner
 
@@ -290,6 +293,48 @@ def test_stop_and_resume_say_why_they_did_nothing(tmp_path: Path, serve: Serve, 
         assert page.by_id("execution-notice").text == text
     assert record(ws, "far-1").status == "running"  # type: ignore[union-attr]
     assert ui_logs(ws) == []  # nothing was started
+
+
+def test_stop_signals_no_process_the_lease_does_not_name_exactly(
+    tmp_path: Path, serve: Serve, client: Callable
+) -> None:
+    """An unrelated process of this host has the pid of a lease that does not record its start time
+    (as leases written by hand or by old versions), or of one whose start time matches but whose
+    command line is another's (this test's): Stop leaves it alone and says why.
+    (`test_start_stop_resume` stops a process its lease names.)"""
+    ws = actions_workspace(tmp_path / "ws")
+    unrelated = subprocess.Popen(["sleep", "60"])
+    try:
+        me = ExecutionOwner.this_process()
+        started = psutil.Process(unrelated.pid).create_time()
+        other = replace(me, pid=unrelated.pid, process_started=started)
+        asyncio.run(_owned(ws, "nameless-1", ExecutionOwner(unrelated.pid, me.host, "t1", None)))
+        asyncio.run(_owned(ws, "other-1", other))
+        browserless = client(serve(ws, exec_argv=scripted_argv()))
+        expected = {
+            "nameless-1": (
+                "unverifiable",
+                "Not stopped: its lease does not record when its process started and what command it "
+                "runs, so the process with that pid cannot be told from another program. Stop it where "
+                "it runs (Ctrl-C in its terminal).",
+            ),
+            "other-1": (
+                "another-command",
+                "Not stopped: the process with the lease's pid runs another command than the one that "
+                "took the execution, so it is another program.",
+            ),
+        }
+        for execution_id, (notice, text) in expected.items():
+            response = browserless.post(f"/executions/{execution_id}/stop")
+            assert response.status_code == 303
+            assert response.headers["location"] == f"/executions/{execution_id}?notice={notice}"
+            page = parse(browserless.get(response.headers["location"]).text)
+            assert page.by_id("execution-notice").text == text
+            assert page.by_id("execution-status").text == "running"
+        assert unrelated.poll() is None  # no signal reached it: SIGINT would have ended `sleep`
+    finally:
+        unrelated.kill()
+        unrelated.wait()
 
 
 def test_a_notice_the_page_does_not_know_shows_nothing(

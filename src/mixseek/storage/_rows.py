@@ -45,6 +45,7 @@ def lease(row: Mapping[str, Any], at: datetime) -> ExecutionLease | None:
         pid=row["pid"],
         host=row["host"],
         process_started=row["process_started"],
+        command_sha256=row["command_sha256"],
         acquired_at=row["acquired_at"],
         heartbeat_at=row["heartbeat_at"],
         alive=alive,

@@ -158,7 +158,7 @@ ALL_SUBMISSION_HISTORIES = _submission_history("lb.execution_id = ? AND lb.round
 EXECUTIONS_WITH_OWNER = """
 SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary, e.reference,
        e.active_since, e.active_before_seconds,
-       l.pid, l.host, l.process_started, l.acquired_at, l.heartbeat_at,
+       l.pid, l.host, l.process_started, l.command_sha256, l.acquired_at, l.heartbeat_at,
        (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = e.execution_id) AS last_call_at
 FROM executions e LEFT JOIN execution_leases l USING (execution_id)
 """
@@ -168,13 +168,15 @@ FROM executions e LEFT JOIN execution_leases l USING (execution_id)
 EXECUTION_WITH_OWNER = """
 SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary, e.reference,
        e.active_since, e.active_before_seconds,
-       l.pid, l.host, l.process_started, l.acquired_at, l.heartbeat_at,
+       l.pid, l.host, l.process_started, l.command_sha256, l.acquired_at, l.heartbeat_at,
        (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = $id) AS last_call_at
 FROM executions e LEFT JOIN execution_leases l USING (execution_id)
 WHERE e.execution_id = $id
 """
 
-LEASE_COLUMNS = "execution_id, owner_token, pid, host, process_started, acquired_at, heartbeat_at"
+LEASE_COLUMNS = (
+    "execution_id, owner_token, pid, host, process_started, command_sha256, acquired_at, heartbeat_at"
+)
 
 ROUND_STATUS_COLUMNS = (
     "execution_id, team_id, round_number, status, started_at, ended_at, should_continue, "

@@ -149,9 +149,10 @@ def _call_rows(execution_id: str, calls: Sequence[Mapping[str, Any]]) -> list[Ca
 def _insert_lease(conn: Conn, execution_id: str, owner: ExecutionOwner) -> None:
     now = _rows.now()
     conn.execute("DELETE FROM execution_leases WHERE execution_id = ?", [execution_id])
+    who = [owner.token, owner.pid, owner.host, owner.process_started, owner.command_sha256]
     conn.execute(
-        f"INSERT INTO execution_leases ({sql.LEASE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [execution_id, owner.token, owner.pid, owner.host, owner.process_started, now, now],
+        f"INSERT INTO execution_leases ({sql.LEASE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [execution_id, *who, now, now],
     )
 
 

@@ -3,8 +3,8 @@
 Why: two `exec --resume` of one execution would both call every model and
 pay twice, and a killed process would leave its execution `running` for
 ever. The process that creates or resumes an execution writes who it is
-(pid, host, its process's start time, a random token) in the same
-transaction as the status change, refreshes the heartbeat while it runs
+(pid, host, its process's start time, a digest of its command line, a
+random token) in the same transaction as the status change, refreshes the heartbeat while it runs
 and deletes the lease when it finishes.
 
 Whether an owner is still alive is decided by whoever reads the lease: on
@@ -15,12 +15,14 @@ of the heartbeat, since only the owner's host can see its processes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from mixseek.storage.errors import StorageError
 from mixseek.storage.models import ExecutionLease
@@ -45,6 +47,22 @@ def _process_started(pid: int) -> float | None:
         return None
 
 
+def command_digest(cmdline: Sequence[str]) -> str:
+    """A digest of a command line: enough to tell whether a pid still runs the same command, and
+    the command itself (a prompt given as an argument, paths) stays out of the store."""
+    joined = "\0".join(cmdline).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(joined).hexdigest()
+
+
+def _process_command(pid: int) -> str | None:
+    import psutil
+
+    try:
+        return command_digest(psutil.Process(pid).cmdline())
+    except psutil.Error:
+        return None
+
+
 def this_host() -> str:
     return socket.gethostname()
 
@@ -57,11 +75,13 @@ class ExecutionOwner:
     host: str
     token: str
     process_started: float | None
+    command_sha256: str | None = None
+    """`command_digest` of the process's command line; None where it could not be read."""
 
     @classmethod
     def this_process(cls) -> ExecutionOwner:
         pid = os.getpid()
-        return cls(pid, this_host(), secrets.token_hex(16), _process_started(pid))
+        return cls(pid, this_host(), secrets.token_hex(16), _process_started(pid), _process_command(pid))
 
 
 def _process_alive(pid: int, started: float | None) -> bool:
@@ -78,23 +98,36 @@ def _process_alive(pid: int, started: float | None) -> bool:
         return True
 
 
-def owner_process(pid: int, process_started: float | None) -> psutil.Process | None:
-    """The process of this host that holds a lease (pid and start time as written in it), if it
-    still runs: to signal it (a dashboard's Stop), never another program that got the pid since."""
+NotTheOwner = Literal["gone", "unverifiable", "another-command", "denied"]
+"""Why `owner_process` found no process to signal: none runs with the lease's pid (or the one that
+does started at another time: the owner ended and the pid was reused); the lease does not record
+the start time or command to check the process against; the process runs another command; or it
+belongs to another user, whose command line cannot be read."""
+
+
+def owner_process(
+    pid: int, process_started: float | None, command_sha256: str | None
+) -> psutil.Process | NotTheOwner:
+    """The process of this host that holds a lease, if it is the one the lease names — its pid,
+    start time and command line all as written in the lease — to signal it (a dashboard's Stop);
+    never another program, which is why a lease that does not record all three names none."""
     import psutil
 
     try:
         process = psutil.Process(pid)
         if process.status() == psutil.STATUS_ZOMBIE:
-            return None
-        if (
-            process_started is not None
-            and abs(process.create_time() - process_started) >= _START_TOLERANCE_SECONDS
-        ):
-            return None
+            return "gone"
+        if process_started is None or command_sha256 is None:
+            return "unverifiable"
+        if abs(process.create_time() - process_started) >= _START_TOLERANCE_SECONDS:
+            return "gone"
+        if command_digest(process.cmdline()) != command_sha256:
+            return "another-command"
         return process
     except psutil.NoSuchProcess:
-        return None
+        return "gone"
+    except psutil.AccessDenied:
+        return "denied"
 
 
 def owner_alive(

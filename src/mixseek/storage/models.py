@@ -75,6 +75,9 @@ class ExecutionLease(_Record):
     acquired_at: datetime
     heartbeat_at: datetime
     alive: bool
+    command_sha256: str | None = None
+    """The digest of the owner's command line (`lease.command_digest`); None in a lease written
+    before it was recorded."""
 
 
 class ExecutionRecord(_Record):

@@ -239,6 +239,10 @@ _EXECUTION_ACTIVE_TIME: tuple[str, ...] = (
     "ALTER TABLE executions ADD COLUMN active_before_seconds DOUBLE",
 )
 
+# Who the owner is, beside its pid and start time: a digest of its command line, so that a
+# dashboard's Stop signals only the process that took the execution (see `lease.owner_process`).
+_LEASE_COMMAND: tuple[str, ...] = ("ALTER TABLE execution_leases ADD COLUMN command_sha256 TEXT",)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", _INITIAL_SCHEMA),
     Migration(2, "model_calls: usage per model request", _MODEL_CALLS),
@@ -249,6 +253,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         7, "executions.active_since, active_before_seconds: duration across resumes", _EXECUTION_ACTIVE_TIME
     ),
+    Migration(8, "execution_leases.command_sha256: the owner's command line", _LEASE_COMMAND),
 )
 
 CURRENT_VERSION = MIGRATIONS[-1].version

@@ -29,7 +29,7 @@ import psutil
 from mixseek.config.workspace import Workspace
 from mixseek.orchestrator.execution_ids import is_valid_execution_id
 from mixseek.orchestrator.orchestrator import new_execution_id
-from mixseek.storage.lease import owner_process, this_host
+from mixseek.storage.lease import NotTheOwner, owner_process, this_host
 from mixseek.storage.models import ExecutionLease
 from mixseek.text_safety import strip_controls
 from mixseek.ui.settings import UISettings
@@ -117,18 +117,19 @@ def _reap(log: Path, process: subprocess.Popen[bytes]) -> None:
             del _processes[log]
 
 
-StopOutcome = Literal["sent", "elsewhere", "gone", "denied"]
+StopOutcome = Literal["sent", "elsewhere"] | NotTheOwner
 
 
 def interrupt_owner(owner: ExecutionLease) -> StopOutcome:
     """Send Ctrl-C (SIGINT) to the process that runs an execution, wherever it was started from:
     `mixseek exec` then marks the execution interrupted (resumable) and exits. Only a process of
-    this host, and only the one the lease names (its pid and start time), is signalled."""
+    this host, and only the one the lease names (its pid, start time and command line), is
+    signalled; otherwise the outcome says why none was."""
     if owner.host != this_host():
         return "elsewhere"
-    process = owner_process(owner.pid, owner.process_started)
-    if process is None:
-        return "gone"
+    process = owner_process(owner.pid, owner.process_started, owner.command_sha256)
+    if isinstance(process, str):
+        return process
     try:
         process.send_signal(signal.SIGINT)  # psutil refuses a pid reused since `process` was found
     except psutil.NoSuchProcess:
