@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from mixseek.cli.app import app
 from mixseek.cli.ui_cmd import UI_PACKAGES
 
+ENV_TOKEN = "token-from-the-environment"
 URL_LINE = re.compile(r"^mixseek ui: (?P<root>.+) on (?P<url>http://\S+/) \(Ctrl-C to stop\)$")
 
 
@@ -55,6 +56,22 @@ def test_a_non_loopback_bind_without_a_token_is_refused(runner: CliRunner, tmp_p
     code, out, err = invoke(runner, "-w", str(tmp_path), "--host", host)
     assert (code, out) == (2, "")
     assert err == f"error: --host {host}: a non-loopback bind needs --token (or MIXSEEK_UI_TOKEN)\n"
+
+
+@pytest.mark.parametrize("given", [["--token", "short"], ["--token", "a"], ["--token", "x" * 15]])
+def test_a_short_token_off_loopback_is_refused(tmp_path: Path, given: list[str]) -> None:
+    """A real process (a bind it accepted would serve until killed): one line, exit code 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mixseek.cli", "ui", "-w", str(tmp_path), "--host", "0.0.0.0", *given],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: --token (or MIXSEEK_UI_TOKEN): a non-loopback bind needs a token of at least 16 "
+        f"characters (got {len(given[1])})\n"
+    )
 
 
 def test_an_empty_token_is_no_token(runner: CliRunner, tmp_path: Path) -> None:
@@ -161,7 +178,7 @@ def test_it_serves_the_workspace_until_ctrl_c(tmp_path: Path, processes: list[su
 def test_a_token_from_the_environment_guards_a_non_loopback_bind(
     tmp_path: Path, processes: list[subprocess.Popen[str]]
 ) -> None:
-    running = start(tmp_path, "--host", "0.0.0.0", env={"MIXSEEK_UI_TOKEN": "envtoken"})
+    running = start(tmp_path, "--host", "0.0.0.0", env={"MIXSEEK_UI_TOKEN": ENV_TOKEN})
     processes.append(running.proc)
     assert running.url.startswith("http://0.0.0.0:")
     assert running.proc.stdout is not None
@@ -171,7 +188,7 @@ def test_a_token_from_the_environment_guards_a_non_loopback_bind(
     )
     local = running.url.replace("0.0.0.0", "127.0.0.1")
     assert httpx.get(local, timeout=60).status_code == 401
-    assert httpx.get(local, headers={"authorization": "Bearer envtoken"}, timeout=60).status_code == 200
+    assert httpx.get(local, headers={"authorization": f"Bearer {ENV_TOKEN}"}, timeout=60).status_code == 200
     running.proc.send_signal(signal.SIGINT)
     running.proc.communicate(timeout=120)
     assert running.proc.returncode == 130

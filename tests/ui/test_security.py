@@ -214,6 +214,36 @@ def test_a_wrong_token_link_or_a_posted_one_is_refused(root: Path, serve: Callab
     assert httpx.post(url + f"/?token={TOKEN}", timeout=60).status_code == 401
 
 
+def test_wrong_tokens_in_a_row_are_answered_ever_later(root: Path, serve: Callable[..., Served]) -> None:
+    served = serve(root, token=TOKEN)
+    wrong = {"authorization": "Bearer wrong"}
+
+    def slowed(response: httpx.Response) -> tuple[str, str] | None:
+        assert (response.status_code, response.text) == (401, NEEDS_TOKEN)
+        if "x-mixseek-wrong-tokens" not in response.headers:
+            return None
+        return response.headers["x-mixseek-wrong-tokens"], response.headers["x-mixseek-token-delay"]
+
+    with httpx.Client(base_url=served.url, timeout=60) as client:
+        assert [slowed(client.get("/", headers=wrong)) for _ in range(4)] == [
+            ("1", "0.1"),
+            ("2", "0.2"),
+            ("3", "0.4"),
+            ("4", "0.8"),
+        ]
+        assert slowed(client.get("/")) is None  # no token at all: refused at once, not counted
+        # another address is another client: its first wrong token waits the first delay
+        other = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(base_url=served.url, timeout=60, transport=other) as elsewhere:
+            assert slowed(elsewhere.get("/", headers=wrong)) == ("1", "0.1")
+        assert slowed(client.get("/static/mixseek.css", headers=wrong)) == ("5", "1.6")
+        # the right token forgets the failures; a wrong link or a wrong cookie counts like a header
+        assert client.get("/", headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
+        assert slowed(client.get("/?token=wrong")) == ("1", "0.1")
+        client.cookies.set(f"mixseek-token-{served.settings.port}", "0" * 64)
+        assert slowed(client.get("/")) == ("2", "0.2")
+
+
 def test_without_a_token_set_no_token_is_asked(root: Path, serve: Callable[..., Served]) -> None:
     response = httpx.get(serve(root).url + "/", timeout=60)
     assert response.status_code == 200

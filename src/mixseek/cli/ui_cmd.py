@@ -1,7 +1,8 @@
 """`mixseek ui`: serve the dashboard of a workspace (needs the `mixseek[ui]` extra).
 
 It binds 127.0.0.1 by default; binding anything else makes the dashboard reachable from other
-machines, so it then needs a token (`--token` or MIXSEEK_UI_TOKEN) that every request must carry.
+machines, so it then needs a token (`--token` or MIXSEEK_UI_TOKEN) of at least 16 characters that
+every request must carry.
 The socket is bound here, before the server starts, so a port in use is one line, not a log.
 Ctrl-C stops it with exit code 130, as it ends every command.
 """
@@ -63,7 +64,7 @@ def ui_command(
         typer.Option(
             "--token",
             envvar=TOKEN_ENV,
-            help=f"Require this token of every request (also ${TOKEN_ENV}).",
+            help=f"Require this token of every request (also ${TOKEN_ENV}); 16+ characters off loopback.",
             show_default=False,
             show_envvar=False,
         ),
@@ -75,12 +76,17 @@ def ui_command(
 
         from mixseek.ui.app import create_app
         from mixseek.ui.server import DashboardServer
-        from mixseek.ui.settings import UISettings, is_loopback
+        from mixseek.ui.settings import MIN_REMOTE_TOKEN_CHARS, UISettings, is_loopback
     except ImportError:
         raise InputError(MISSING_EXTRA) from None
     token = token or None
     if not is_loopback(host) and token is None:
         raise InputError(f"--host {host}: a non-loopback bind needs --token (or {TOKEN_ENV})")
+    if not is_loopback(host) and token is not None and len(token) < MIN_REMOTE_TOKEN_CHARS:
+        raise InputError(
+            f"--token (or {TOKEN_ENV}): a non-loopback bind needs a token of at least "
+            f"{MIN_REMOTE_TOKEN_CHARS} characters (got {len(token)})"
+        )
     ws = resolve_workspace(workspace)
     sock = _listen(host, port)
     port = int(sock.getsockname()[1])

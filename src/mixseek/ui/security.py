@@ -7,7 +7,9 @@ The dashboard shows text models wrote and can start paid executions, so it defen
 - **Host** (loopback binds): a page of another site that resolves its own name to 127.0.0.1 (DNS
   rebinding) would be same-origin with the dashboard; it is refused by its Host header.
 - **Token** (when one is set, required for a non-loopback bind): `Authorization: Bearer TOKEN`, or
-  `?token=TOKEN` once, which sets an HttpOnly cookie and redirects to the URL without it.
+  `?token=TOKEN` once, which sets an HttpOnly cookie and redirects to the URL without it. A wrong
+  token is answered later the more a client sends in a row (`ui.wrong_tokens`); the refusal says
+  how many and how long in `X-Mixseek-Wrong-Tokens` and `X-Mixseek-Token-Delay`.
 - **CSRF** for every request but GET and HEAD: the browser must say the request comes from this
   origin (`Sec-Fetch-Site`, else `Origin`, else `Referer`) and carry the per-browser random token
   of its cookie in the `csrf_token` form field or the `X-CSRF-Token` header (double submit).
@@ -33,6 +35,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mixseek.ui.settings import UISettings, is_loopback
+from mixseek.ui.wrong_tokens import WrongTokens
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -179,6 +182,7 @@ class SecurityMiddleware:
         self.settings = settings
         self.token_cookie, self.csrf_cookie = _cookie_names(settings)
         self.check_host = is_loopback(settings.host)
+        self.wrong_tokens = WrongTokens()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -206,7 +210,9 @@ class SecurityMiddleware:
             await send(message)
 
         let_in = False
-        refusal = self._refusal(request)
+        refusal = self._host_refusal(request)
+        if refusal is None and self.settings.token:
+            refusal = await self._token_refusal(request, self.settings.token)
         if refusal is None and request.method not in SAFE_METHODS:
             refusal, receive = await self._csrf_refusal(request, receive, csrf, known=not new_csrf)
         if refusal is not None:
@@ -215,36 +221,46 @@ class SecurityMiddleware:
         let_in = True
         await self.app(scope, receive, send_with_headers)
 
-    def _refusal(self, request: Request) -> Response | None:
-        """The response refusing a request by its Host or its token, if it must be refused."""
+    def _host_refusal(self, request: Request) -> Response | None:
+        """The response refusing a request by its Host, if it must be refused."""
         host = request.headers.get("host", "")
         if self.check_host and not _loopback_host(host):
             return _refuse(
                 400, f"Host '{host}' is not this dashboard (it answers to localhost and 127.0.0.1 only)"
             )
-        token = self.settings.token
-        if not token:
-            return None
+        return None
+
+    async def _token_refusal(self, request: Request, token: str) -> Response | None:
+        """The response refusing a request by its token, if it must be refused: after a wait,
+        growing with the client's wrong tokens in a row, if it carries a wrong one."""
+        client = request.client.host if request.client is not None else ""
         authorization = request.headers.get("authorization", "")
         scheme, _, given = authorization.partition(" ")
-        if scheme.lower() == "bearer" and _same(given.strip(), token):
-            return None
+        bearer = given.strip() if scheme.lower() == "bearer" else ""
         expected_cookie = token_cookie_value(token)
-        if _same(request.cookies.get(self.token_cookie, ""), expected_cookie):
+        cookie = request.cookies.get(self.token_cookie, "")
+        from_query = request.query_params.get(TOKEN_PARAM, "")
+        if (bearer and _same(bearer, token)) or (cookie and _same(cookie, expected_cookie)):
+            self.wrong_tokens.right(client)
             return None
-        from_query = request.query_params.get(TOKEN_PARAM)
-        if from_query is not None and request.method in SAFE_METHODS and _same(from_query, token):
-            redirect = RedirectResponse(_without_token(request.url), status_code=303)
-            redirect.raw_headers.append(
-                (b"set-cookie", _set_cookie(self.token_cookie, expected_cookie).encode("latin-1"))
-            )
-            return redirect
+        if from_query and _same(from_query, token):
+            self.wrong_tokens.right(client)
+            if request.method in SAFE_METHODS:
+                redirect = RedirectResponse(_without_token(request.url), status_code=303)
+                redirect.raw_headers.append(
+                    (b"set-cookie", _set_cookie(self.token_cookie, expected_cookie).encode("latin-1"))
+                )
+                return redirect
         refusal = _refuse(
             401,
             "this dashboard needs its token: open it once with ?token=TOKEN, "
             "or send 'Authorization: Bearer TOKEN'",
         )
         refusal.headers["www-authenticate"] = 'Bearer realm="mixseek"'
+        if bearer or cookie or (from_query and not _same(from_query, token)):
+            slowed = await self.wrong_tokens.wrong(client)
+            refusal.headers["x-mixseek-wrong-tokens"] = str(slowed.failures)
+            refusal.headers["x-mixseek-token-delay"] = f"{slowed.delay:g}"
         return refusal
 
     async def _csrf_refusal(

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from mixseek.config.workspace import Workspace
 
+MIN_REMOTE_TOKEN_CHARS = 16
+"""The shortest token a dashboard bound beyond loopback takes: anyone who can reach it may guess."""
+
 
 def is_loopback(host: str) -> bool:
     """Whether binding `host` keeps the dashboard on this machine."""
@@ -32,7 +35,8 @@ class UISettings:
     host: str = "127.0.0.1"
     port: int = 8765
     token: str | None = None
-    """Required of every request when set; `mixseek ui` refuses a non-loopback bind without one."""
+    """Required of every request when set; `mixseek ui` refuses a non-loopback bind without one,
+    or with one shorter than MIN_REMOTE_TOKEN_CHARS."""
     exec_argv: list[str] = field(default_factory=default_exec_argv)
     """The `mixseek` command line that executions started from the browser run (`exec ...`
     is appended)."""

@@ -1,0 +1,70 @@
+"""Wrong dashboard tokens, answered more slowly the more a client sends in a row.
+
+Why: a dashboard bound beyond loopback is guarded by its token alone, so guessing it must not be
+cheap. Each wrong token a client (an address) sends in a row is answered after twice the wait of
+the one before, up to a cap, and one at a time per client, so guessing in parallel gains nothing.
+The wait is an `asyncio.sleep`: the server goes on answering everyone else meanwhile, and this
+client's own requests that carry the right token. The right token forgets a client's failures, as
+does a pause of `FORGET_AFTER_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+FIRST_DELAY_SECONDS = 0.1
+MAX_DELAY_SECONDS = 10.0
+FORGET_AFTER_SECONDS = 600.0
+MAX_CLIENTS = 4096
+"""Clients remembered at most (the least recent is forgotten first): memory stays bounded."""
+
+
+def delay_for(failures: int) -> float:
+    """The wait before answering a client's `failures`-th wrong token in a row."""
+    return min(MAX_DELAY_SECONDS, FIRST_DELAY_SECONDS * 2.0 ** min(failures - 1, 32))
+
+
+@dataclass
+class _Client:
+    failures: int = 0
+    last: float = 0.0
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while one of the client's wrong tokens waits: the next one waits after it."""
+
+
+@dataclass(frozen=True)
+class Slowed:
+    """How a wrong token was answered: the client's failures in a row and the wait, in seconds."""
+
+    failures: int
+    delay: float
+
+
+class WrongTokens:
+    """The clients that sent wrong tokens lately, by address."""
+
+    def __init__(self) -> None:
+        self._clients: OrderedDict[str, _Client] = OrderedDict()
+
+    async def wrong(self, client: str) -> Slowed:
+        """Count a wrong token from `client`, and wait its delay after the client's earlier waits."""
+        now = time.monotonic()
+        found = self._clients.pop(client, None) or _Client()
+        if now - found.last > FORGET_AFTER_SECONDS:
+            found.failures = 0
+        found.failures += 1
+        found.last = now
+        self._clients[client] = found
+        while len(self._clients) > MAX_CLIENTS:
+            self._clients.popitem(last=False)
+        slowed = Slowed(found.failures, delay_for(found.failures))
+        async with found.turn:
+            await asyncio.sleep(slowed.delay)
+        return slowed
+
+    def right(self, client: str) -> None:
+        """`client` sent the right token: its next wrong one starts from the first delay again."""
+        self._clients.pop(client, None)
