@@ -27,6 +27,7 @@ import duckdb
 
 from mixseek.migrate.report import Report
 from mixseek.migrate.rounds import RoundReader, Row, best_rounds, stored_time, when
+from mixseek.storage.duckdb_instance import connect
 from mixseek.storage.errors import StorageError
 from mixseek.storage.import_history import ImportedExecution, ModelCallUsage
 from mixseek.storage.models import RoundRecord
@@ -54,7 +55,7 @@ def _unreadable(db: Path, exc: duckdb.Error) -> StorageError:
 
 def _open(db: Path) -> duckdb.DuckDBPyConnection:
     try:
-        return duckdb.connect(str(db), read_only=True)
+        return connect(str(db), read_only=True)
     except duckdb.Error as exc:
         raise _unreadable(db, exc) from None
 

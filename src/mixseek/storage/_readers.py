@@ -23,6 +23,8 @@ from pathlib import Path
 
 import duckdb
 
+from mixseek.storage.duckdb_instance import connect
+
 IDLE_KEPT = 2
 """Idle instances kept for the next reads (a dashboard's page and its live stream, say); more
 concurrent reads build instances of their own, closed after use."""
@@ -47,7 +49,7 @@ def _instance() -> duckdb.DuckDBPyConnection:
     with _lock:
         if _idle:
             return _idle.pop()
-    conn = duckdb.connect()
+    conn = connect()
     conn.execute("SET TimeZone = 'UTC'")
     return conn
 
@@ -68,7 +70,8 @@ def attach(path: Path) -> duckdb.DuckDBPyConnection:
     """A connection reading the file at `path` (read-only), its default database; `detach` it."""
     conn = _instance()
     try:
-        conn.execute(f"ATTACH {_literal(str(path))} AS {ALIAS} (READ_ONLY)")
+        # TYPE duckdb: a file of another format (SQLite) is refused, not handed to an extension
+        conn.execute(f"ATTACH {_literal(str(path))} AS {ALIAS} (TYPE duckdb, READ_ONLY)")
     except BaseException:
         _idle_or_close(conn)  # nothing attached: the instance is as it was
         raise

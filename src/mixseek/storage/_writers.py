@@ -24,6 +24,8 @@ from pathlib import Path
 
 import duckdb
 
+from mixseek.storage.duckdb_instance import connect
+
 IDLE_KEPT = 2
 """Instances kept, with no file attached, for the next open: a process writes one store, about."""
 
@@ -61,7 +63,7 @@ def _key(path: Path) -> str:
 
 
 def _instance() -> duckdb.DuckDBPyConnection:
-    return _idle.pop() if _idle else duckdb.connect()
+    return _idle.pop() if _idle else connect()
 
 
 def _idle_or_close(instance: duckdb.DuckDBPyConnection) -> None:
@@ -80,7 +82,8 @@ def attach(path: Path) -> duckdb.DuckDBPyConnection:
             instance = _instance()
             alias = f"store_{next(_numbers)}"
             try:
-                instance.execute(f"ATTACH {_literal(key)} AS {alias}")
+                # TYPE duckdb: a file of another format (SQLite) is refused, not handed to an extension
+                instance.execute(f"ATTACH {_literal(key)} AS {alias} (TYPE duckdb)")
             except BaseException:
                 _idle_or_close(instance)  # nothing attached: the instance is as it was
                 raise

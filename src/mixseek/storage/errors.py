@@ -48,6 +48,16 @@ _MOVE_AWAY = "move it away (or restore a backup) to start a new store"
 _DAMAGED_WAL = ("corrupt wal file",)
 _DAMAGED_FILE = ("corrupt database file", "could not read enough bytes", "not a valid duckdb database")
 _UNWRITABLE = ("no space left on device", "read-only file system", "permission denied", "not permitted")
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether the file at `path` starts as a SQLite database does."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        return False
 
 
 def _detail(exc: BaseException) -> str:
@@ -79,6 +89,8 @@ def store_problem(exc: duckdb.Error, path: Path) -> StorageError | None:
             "the database without the writes it held"
         )
     if "not a valid duckdb database" in low:
+        if _is_sqlite(path):
+            return StoreDamagedError(f"{path}: a SQLite database, not a DuckDB database file; {_MOVE_AWAY}")
         return StoreDamagedError(f"{path}: not a DuckDB database file (damaged?); {_MOVE_AWAY}")
     if any(marker in low for marker in _DAMAGED_FILE):
         return StoreDamagedError(f"{path}: the database file is damaged ({detail}); {_MOVE_AWAY}")
