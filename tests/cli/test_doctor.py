@@ -72,7 +72,7 @@ def test_a_missing_key(runner: CliRunner, workspace: Path, monkeypatch: pytest.M
     assert failures(rows) == [
         (
             "credentials",
-            "openai:gpt-4o-mini: OPENAI_API_KEY is not set (needed by leader of team 'analysts' and 8 more); "
+            "openai:gpt-4o-mini: OPENAI_API_KEY is not set (needed by leader of team 'analysts' and 7 more); "
             "fix: export OPENAI_API_KEY=...",
         )
     ]

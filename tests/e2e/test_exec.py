@@ -226,7 +226,7 @@ def test_dry_run_reports_missing_credentials(workspace: Path, runner: CliRunner,
         "error: model 'openai:gpt-4o-mini' for leader of team 'analysts' needs credentials: "
         "set the environment variable OPENAI_API_KEY"
     )
-    assert len(lines) == 9  # every role that uses the model: 5 agents, 3 metrics, judgment
+    assert len(lines) == 8  # every role that uses the model: 5 agents, 2 metrics, judgment
 
 
 def test_exec_without_prompt(workspace: Path, runner: CliRunner) -> None:
