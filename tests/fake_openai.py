@@ -5,20 +5,40 @@ tool (`final_result...`) when offered one, calls the first function tool once pe
 and otherwise answers in text. Tool arguments are made up from the tool's JSON schema (numbers
 in the middle of their allowed range). Its first `fail_first` requests (or all of them, with
 `fail_always`) get `fail_status` with `Retry-After: 0`. With `echo_auth`, every text it writes
-contains the request's `Authorization` header, as a misbehaving proxy might.
+contains the request's `Authorization` header, as a misbehaving proxy might. With `echo_secrets`,
+every text it writes (answers, tool-call arguments, error messages) contains each of those values
+in each of its `encodings`, and so does the request's API key, which also comes back as the
+answer's `model` and `id`.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 MODEL = "openai-chat:fake-gpt"
+
+
+def encodings(secret: str) -> dict[str, str]:
+    """The forms in which a provider may echo `secret`: as it is, escaped in a JSON string (with
+    and without `\\u` escapes), with only its non-ASCII characters `\\u`-escaped, repr-escaped (as
+    Python's repr and ascii write it) and percent-encoded (as a path or query part)."""
+    return {
+        "raw": secret,
+        "json": json.dumps(secret, ensure_ascii=False)[1:-1],
+        "json-ascii": json.dumps(secret)[1:-1],
+        "u-escaped": "".join(c if c.isascii() else json.dumps(c)[1:-1] for c in secret),
+        "repr": repr(secret)[1:-1],
+        "ascii": ascii(secret)[1:-1],
+        "percent": quote(secret, safe=""),
+        "percent-plus": quote_plus(secret),
+    }
 
 
 class FakeOpenAI:
@@ -29,11 +49,13 @@ class FakeOpenAI:
         fail_always: bool = False,
         fail_status: int = 429,
         echo_auth: bool = False,
+        echo_secrets: Sequence[str] = (),
     ) -> None:
         self.fail_first = fail_first
         self.fail_always = fail_always
         self.fail_status = fail_status
         self.echo_auth = echo_auth
+        self.echo_secrets = tuple(echo_secrets)
         self.requests: list[dict[str, Any]] = []
         self.statuses: list[int] = []
         self._lock = threading.Lock()
@@ -49,15 +71,22 @@ class FakeOpenAI:
         with self._lock:
             self.requests.append({**body, "_auth": auth})
             failing = self.fail_always or len(self.requests) <= self.fail_first
+        key = auth.removeprefix("Bearer ")
+        echoed = "".join(
+            f" {form}"
+            for secret in ((key, *self.echo_secrets) if self.echo_secrets else ())
+            for form in encodings(secret).values()
+        )
         if failing:
-            return self.fail_status, {"error": {"message": f"try again ({auth})", "type": "rate_limit"}}
-        words = f"echo {auth}" if self.echo_auth else "echo"
+            error = {"message": f"try again ({auth}){echoed}", "type": "rate_limit"}
+            return self.fail_status, {"error": error}
+        words = (f"echo {auth}" if self.echo_auth else "echo") + echoed
         message = _reply(body, words)
         return 200, {
-            "id": f"chatcmpl-{len(self.requests)}",
+            "id": key if self.echo_secrets else f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
             "created": 1,
-            "model": body["model"],
+            "model": key if self.echo_secrets else body["model"],
             "choices": [
                 {
                     "index": 0,

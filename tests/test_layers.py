@@ -65,6 +65,7 @@ LAYERS: dict[str, tuple[int, str]] = {
     "stats": (1, "ground"),
     # Spans for every layer's work: each layer opens its own, so the switch lives on the ground.
     "telemetry": (1, "ground"),
+    "telemetry_redaction": (1, "ground"),
 }
 COMPONENTS_RANK = 2
 

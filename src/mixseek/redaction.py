@@ -13,6 +13,11 @@ the keys of plugins and other tools, while addresses such as `OPENAI_BASE_URL` s
 Values shorter than `MIN_SECRET_LENGTH` are left alone: replacing "1" or "true" everywhere
 would mangle text and protect nothing.
 
+A value is rarely echoed as it is: inside a JSON document it is JSON-escaped (`\\"`, `\\\\`,
+`\\u043f`), inside an exception's message repr-escaped, inside a URL percent-encoded, and a
+JSON string inside another JSON document (tool-call arguments in a message history) is escaped
+twice. So each value is looked for in every form `encoded_forms` gives, the longest form first.
+
 This module imports nothing of mixseek, so every layer may use it. A `Redactor` is a snapshot
 of the environment; a boundary takes one per operation (a transaction, a log record, a printed
 renderable) and `redact` takes a fresh one on each call.
@@ -20,15 +25,27 @@ renderable) and `redact` takes a fresh one on each call.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import functools
+import json
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 MIN_SECRET_LENGTH = 8
 SECRET_NAME_PARTS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"})
+
+# A run of characters that no encoding below changes: found in every form of a value, so a
+# text without it holds no form (one substring test instead of one per form).
+_KEPT_RUN = re.compile(r"[A-Za-z0-9]+")
+_MIN_ANCHOR = 4
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+_SCALARS = (int, float, bytes, datetime.date, datetime.time, datetime.timedelta)
 
 
 def is_secret_name(name: str) -> bool:
@@ -70,9 +87,101 @@ def _secrets_in(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found.items(), key=lambda item: (-len(item[0]), item[0])))
 
 
+# -- the forms of a value -----------------------------------------------------------------
+
+
+def _u_escaped(text: str, hex_digits: str) -> str:
+    """`text` with each non-ASCII character as `\\uXXXX` (UTF-16 surrogates above U+FFFF)."""
+
+    def escape(match: re.Match[str]) -> str:
+        data = match.group(0).encode("utf-16-be")
+        units = (int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
+        return "".join(f"\\u{unit:04{hex_digits}}" for unit in units)
+
+    return _NON_ASCII.sub(escape, text)
+
+
+def _json_escaped(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _repr_escaped(text: str) -> str:
+    """As between Python's single quotes (a `'` escaped), whatever quotes repr would choose."""
+    return repr(text + '"')[1:-2]
+
+
+def _python_repr(text: str) -> str:
+    """As Python's repr writes it (between double quotes, `'` unescaped, when `text` has `'` only)."""
+    return repr(text)[1:-1]
+
+
+def _ascii_escaped(text: str) -> str:
+    return ascii(text + '"')[1:-2]
+
+
+def _percent_forms(text: str) -> tuple[str, ...]:
+    encoded = (quote(text, safe=""), quote(text), quote_plus(text))
+    return encoded + tuple(_PERCENT_ESCAPE.sub(lambda m: m.group(0).lower(), form) for form in encoded)
+
+
+# How a text gets embedded in a larger one: escaped as a JSON string or as a Python string.
+_CONTAINERS: tuple[Callable[[str], str], ...] = (
+    _json_escaped,
+    lambda text: _u_escaped(_json_escaped(text), "x"),
+    _repr_escaped,
+    _python_repr,
+    _ascii_escaped,
+)
+
+
+def encoded_forms(value: str) -> frozenset[str]:
+    """`value` as it may appear in text: raw; JSON-escaped (with and without `\\u` escapes, in
+    either case); `\\u`-escaped alone; repr-escaped (either quote style, also as `ascii()`
+    writes it; and as `unicode_escape`); percent-encoded (`quote` with and without `/` safe,
+    `quote_plus`; either case) — and each of these escaped once more as a JSON or Python string,
+    as a text embedded in a document that is itself embedded in another."""
+    json_form = _json_escaped(value)
+    first = {
+        value,
+        json_form,
+        _u_escaped(json_form, "x"),
+        _u_escaped(json_form, "X"),
+        _u_escaped(value, "x"),
+        _u_escaped(value, "X"),
+        _repr_escaped(value),
+        _python_repr(value),
+        _ascii_escaped(value),
+        ascii(value)[1:-1],
+        value.encode("unicode_escape").decode("ascii"),
+        *_percent_forms(value),
+    }
+    return frozenset(first | {contain(form) for form in first for contain in _CONTAINERS})
+
+
+@dataclasses.dataclass(frozen=True)
+class _Search:
+    """What a snapshot's secrets are looked for with."""
+
+    checks: tuple[str, ...]
+    """Substrings of which a text must contain one to hold any form of any secret."""
+    pattern: re.Pattern[str]
+    names: dict[str, str]
+    """Each form's variable."""
+
+
 @functools.lru_cache(maxsize=16)
-def _pattern(secrets: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(value) for value, _ in secrets))
+def _search(secrets: tuple[tuple[str, str], ...]) -> _Search:
+    names: dict[str, str] = {}
+    checks: list[str] = []
+    for value, name in secrets:
+        forms = encoded_forms(value)
+        for form in forms:
+            names.setdefault(form, name)
+        anchor = max(_KEPT_RUN.findall(value), key=len, default="")
+        checks += [anchor] if len(anchor) >= _MIN_ANCHOR else sorted(forms)
+    ordered = sorted(names, key=lambda form: (-len(form), form))
+    pattern = re.compile("|".join(re.escape(form) for form in ordered))
+    return _Search(tuple(dict.fromkeys(checks)), pattern, names)
 
 
 class Redactor:
@@ -80,33 +189,64 @@ class Redactor:
 
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
         self._secrets = secret_values(environ)
-        self._names = dict(self._secrets)
+        self._search = _search(self._secrets) if self._secrets else None
 
     @property
     def active(self) -> bool:
         """Whether there is anything to redact."""
-        return bool(self._secrets)
+        return self._search is not None
 
     def text(self, text: str) -> str:
-        """`text` with every known credential value replaced by `[REDACTED:<VARIABLE>]`."""
-        if not self._secrets or not any(value in text for value, _ in self._secrets):
+        """`text` with every known credential value, in each of its `encoded_forms`, replaced by
+        `[REDACTED:<VARIABLE>]`."""
+        search = self._search
+        if search is None or not any(check in text for check in search.checks):
             return text
-        return _pattern(self._secrets).sub(lambda match: f"[REDACTED:{self._names[match.group(0)]}]", text)
+        names = search.names
+        return search.pattern.sub(lambda match: f"[REDACTED:{names[match.group(0)]}]", text)
 
     def value(self, data: Any) -> Any:
-        """JSON-like `data` with `text` applied to every string (dict keys included); lists and
-        tuples keep their type; anything else is returned as it is."""
-        if not self._secrets:
+        """`data` with `text` applied to every string in it: in dicts (keys included), lists,
+        tuples, dataclasses and pydantic models, which are copied where something changed (the
+        same object is returned where nothing did); anything else is returned as it is."""
+        if self._search is None:
             return data
+        return self._walk(data)
+
+    def _walk(self, data: Any) -> Any:
         if isinstance(data, str):
             return self.text(data)
+        if data is None or isinstance(data, _SCALARS):
+            return data
         if isinstance(data, dict):
-            return {self.value(key): self.value(item) for key, item in data.items()}
-        if isinstance(data, list):
-            return [self.value(item) for item in data]
-        if isinstance(data, tuple):
-            return tuple(self.value(item) for item in data)
+            items = [(self._walk(key), self._walk(item)) for key, item in data.items()]
+            if all(
+                new[0] is key and new[1] is item for new, (key, item) in zip(items, data.items(), strict=True)
+            ):
+                return data
+            return dict(items)
+        if isinstance(data, list | tuple):
+            walked = [self._walk(item) for item in data]
+            if all(new is old for new, old in zip(walked, data, strict=True)):
+                return data
+            return walked if isinstance(data, list) else tuple(walked)
+        if dataclasses.is_dataclass(data) and not isinstance(data, type):
+            changes = self._changes(data, [f.name for f in dataclasses.fields(data) if f.init])
+            return dataclasses.replace(data, **changes) if changes else data
+        fields = getattr(type(data), "__pydantic_fields__", None)
+        if isinstance(fields, dict) and hasattr(data, "model_copy"):
+            changes = self._changes(data, list(fields))
+            return data.model_copy(update=changes) if changes else data
         return data
+
+    def _changes(self, data: Any, names: list[str]) -> dict[str, Any]:
+        changes = {}
+        for name in names:
+            old = getattr(data, name, None)
+            new = self._walk(old)
+            if new is not old:
+                changes[name] = new
+        return changes
 
 
 def redact(text: str) -> str:

@@ -165,7 +165,8 @@ def _build(choice: TelemetryMode | trace.TracerProvider, source: str | None, key
 
 
 def _sdk(choice: str, source: str | None, key: str | None) -> _Telemetry:
-    """An SDK provider of mixseek's own (not installed globally: the application's stays as it is)."""
+    """An SDK provider of mixseek's own (not installed globally: the application's stays as it is),
+    whose exporter sees each span with the credential values in it redacted."""
     try:
         from opentelemetry.sdk.resources import SERVICE_NAME as SERVICE_NAME_KEY
         from opentelemetry.sdk.resources import Resource
@@ -176,13 +177,15 @@ def _sdk(choice: str, source: str | None, key: str | None) -> _Telemetry:
             SimpleSpanProcessor,
         )
 
+        from mixseek.telemetry_redaction import RedactingSpanExporter
+
         processor: SpanProcessor
         if choice == "console":
-            processor = SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr))
+            processor = SimpleSpanProcessor(RedactingSpanExporter(ConsoleSpanExporter(out=sys.stderr)))
         else:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-            processor = BatchSpanProcessor(OTLPSpanExporter())
+            processor = BatchSpanProcessor(RedactingSpanExporter(OTLPSpanExporter()))
     except ImportError:
         needs = "the OpenTelemetry SDK" + (" and OTLP exporter" if choice == "otlp" else "")
         raise ConfigError(source, key, f"{choice} needs {needs}: {INSTALL_OTEL}") from None

@@ -249,7 +249,9 @@ def redacted(event: Event) -> Event:
     redactor = Redactor()
     if not redactor.active:
         return event
-    return _EVENT.validate_python(redactor.value(event.model_dump()))
+    dumped = event.model_dump()
+    cleaned = redactor.value(dumped)
+    return event if cleaned is dumped else _EVENT.validate_python(cleaned)
 
 
 def _short(value: Any) -> str:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pydantic_core
 from pydantic import ValidationError
@@ -33,6 +33,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from mixseek.redaction import Redactor
 from mixseek.text_safety import strip_controls
 
 PartKind = Literal[
@@ -148,12 +149,18 @@ def _messages(messages: Sequence[ModelMessage]) -> list[TranscriptMessage]:
 
 
 def read_transcript(message_history: str | None) -> Transcript:
-    """The stored JSON text of a message history as a transcript (empty when nothing was stored)."""
+    """The stored JSON text of a message history as a transcript (empty when nothing was stored).
+
+    Redacted once decoded: a credential stored escaped (`\\u043f...` in a tool call's arguments,
+    say, by a version that looked for raw values only) is shown decoded, so it is looked for in
+    what is shown, not only in what was stored."""
     if not message_history:
         return Transcript()
     try:
         messages = ModelMessagesTypeAdapter.validate_json(message_history)
     except ValidationError as exc:
         reason = f"{exc.error_count()} validation error(s), first: {exc.errors()[0]['msg']}"
-        return Transcript(error=strip_controls(reason), raw=strip_controls(message_history))
-    return Transcript(messages=_messages(messages))
+        transcript = Transcript(error=strip_controls(reason), raw=strip_controls(message_history))
+    else:
+        transcript = Transcript(messages=_messages(messages))
+    return cast(Transcript, Redactor().value(transcript))
