@@ -40,7 +40,7 @@ import duckdb
 
 import mixseek.storage._readers as readers
 import mixseek.storage._writers as writers
-from mixseek.storage._redaction import redacting
+from mixseek.storage._redaction import redacted_reads, redacting
 from mixseek.storage.errors import SchemaVersionError, StorageError, store_problem
 from mixseek.storage.retry import is_transient
 from mixseek.storage.schema import check_schema, migrate
@@ -76,8 +76,8 @@ class Connector:
             try:
                 conn = self._conn if self._conn is not None else self._open()
                 try:
-                    if not transaction:
-                        return work(conn)
+                    if not transaction:  # a read-only store's reads show no credential either
+                        return work(redacted_reads(conn) if self.read_only else conn)
                     conn.begin()
                     try:
                         result = work(redacting(conn))  # writes: no credential reaches the file
