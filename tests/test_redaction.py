@@ -268,3 +268,13 @@ async def test_a_read_only_store_reads_no_credential(tmp_path: Path, monkeypatch
         "echo": "[REDACTED:MY_DB_PASSWORD] [REDACTED:APP_SECRET_TOKEN]",
         "headers": ["Bearer [REDACTED:OPENAI_API_KEY]"],
     }
+
+
+def test_a_secret_from_undecodable_environment_bytes_is_found_in_each_form() -> None:
+    """Linux lets a variable hold bytes that are not UTF-8; Python gives them as surrogates. Building
+    the encoded forms of such a value must not fail (it made every printed line a traceback)."""
+    value = "abc\udce9defghijkl"
+    redactor = Redactor({"APP_SECRET_TOKEN": value})
+    marker = "[REDACTED:APP_SECRET_TOKEN]"
+    assert redactor.text(f"raw {value}") == f"raw {marker}"
+    assert redactor.text("sent abc%E9defghijkl") == f"sent {marker}"

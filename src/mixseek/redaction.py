@@ -94,7 +94,7 @@ def _u_escaped(text: str, hex_digits: str) -> str:
     """`text` with each non-ASCII character as `\\uXXXX` (UTF-16 surrogates above U+FFFF)."""
 
     def escape(match: re.Match[str]) -> str:
-        data = match.group(0).encode("utf-16-be")
+        data = match.group(0).encode("utf-16-be", "surrogatepass")
         units = (int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
         return "".join(f"\\u{unit:04{hex_digits}}" for unit in units)
 
@@ -120,7 +120,12 @@ def _ascii_escaped(text: str) -> str:
 
 
 def _percent_forms(text: str) -> tuple[str, ...]:
-    encoded = (quote(text, safe=""), quote(text), quote_plus(text))
+    # a value taken from undecodable environment bytes holds surrogates: they are its original bytes
+    encoded = (
+        quote(text, safe="", errors="surrogateescape"),
+        quote(text, errors="surrogateescape"),
+        quote_plus(text, errors="surrogateescape"),
+    )
     return encoded + tuple(_PERCENT_ESCAPE.sub(lambda m: m.group(0).lower(), form) for form in encoded)
 
 
