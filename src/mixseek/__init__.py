@@ -9,12 +9,12 @@ Names are loaded on first use, so `import mixseek` (and the `mixseek` command, w
 its Ctrl-C handling before anything heavy loads) stays cheap.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
 from mixseek.lazy_exports import lazy_exports
 from mixseek.version import __version__
+
+# `typing.TYPE_CHECKING`, which type checkers take for True: `typing` itself takes ~10 ms to import,
+# and the `mixseek` program's Ctrl-C guard is installed only once this has run (`cli.entry`)
+TYPE_CHECKING = False
 
 # name -> module that defines it
 _EXPORTS: dict[str, str] = {

@@ -38,6 +38,7 @@ def test_importing_the_package_loads_no_model_library() -> None:
         "mixseek.cli",
         "mixseek.cli.entry",
         "mixseek.cli.interrupts",
+        "mixseek.cli.loading_guard",
         "mixseek.exit_codes",
         "mixseek.lazy_exports",
         "mixseek.version",

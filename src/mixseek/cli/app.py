@@ -4,6 +4,7 @@ Its commands load when they are used: the root group knows each one's name and h
 and Typer converts a command to Click's (reading its signature and building each option's
 validator) only when it runs or its help is shown. `mixseek runs list` imports and converts the
 `runs` group alone; `mixseek --help`, which lists every command with its help, loads them all.
+A command lifts `cli.loading_guard` as it begins: Ctrl-C then interrupts it rather than the loading.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typer._click import Context as ClickContext
 from typer.core import TyperGroup, TyperOption
 
 from mixseek.cli.console import silence_library_banners
+from mixseek.cli.interrupts import INTERRUPTED, say_on_interrupt
+from mixseek.cli.loading_guard import lift
 from mixseek.cli.options import VersionOption
 
 if TYPE_CHECKING:
@@ -46,6 +49,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 """Every command and group of `mixseek` (module, name in it), in the order `mixseek --help` lists
 them (Typer's: the commands first, then the groups)."""
 
+RUNNING_EXECUTIONS = frozenset({"exec", "bench"})
+"""The commands whose Ctrl-C tells what became of their executions: until they know more, that
+none was started. Any other command's, once it has begun, is a plain `interrupted`."""
+
 
 def _convert(name: str, where: tuple[str, str]) -> Command:
     """The command `where` names, imported, as a Click command named `name`: converted as Typer
@@ -63,7 +70,28 @@ def _convert(name: str, where: tuple[str, str]) -> Command:
         holder.add_typer(registered, name=name)
     else:
         holder.command(name)(registered)
-    return _tidy_help(typer.main.get_group(holder).commands[name])
+    command = typer.main.get_group(holder).commands[name]
+    return _tidy_help(_interruptible(command, runs_executions=name in RUNNING_EXECUTIONS))
+
+
+def _interruptible(command: Command, *, runs_executions: bool) -> Command:
+    """`command` (and a group's commands) lifting the loading guard as it begins: a Ctrl-C while
+    `mixseek` loads and reads its arguments ends it at once; from the command's first statement it
+    raises KeyboardInterrupt there, for the command to clean up (`cli.loading_guard`)."""
+    callback = command.callback
+    if callback is not None:
+
+        @functools.wraps(callback)
+        def begin(*args: Any, **kwargs: Any) -> Any:
+            if not runs_executions:
+                say_on_interrupt(INTERRUPTED)
+            lift()
+            return callback(*args, **kwargs)
+
+        command.callback = begin
+    for sub in getattr(command, "commands", {}).values():
+        _interruptible(sub, runs_executions=runs_executions)
+    return command
 
 
 def _tidy_help(command: Command, *, subcommands: bool = True) -> Command:

@@ -1,18 +1,28 @@
 """The `mixseek` program: Ctrl-C at any moment ends it with exit code 130 and one line on stderr.
 
-This module imports only the standard library and `cli.interrupts` (standard library too), so the
-guard is in place before the CLI's dependencies load: a Ctrl-C while they import gets the same
-line instead of a traceback.
+Importing this module starts the program's Ctrl-C handling: its first statement installs
+`cli.loading_guard`, before anything else loads (the rest of this module, typer, the command's
+dependencies). What runs before it is the interpreter's start-up and `mixseek`'s own small
+`__init__` (bench/interrupt_window.py measures that window). Once a command begins, the guard is
+lifted and `cli.interrupts.run_guarded` turns its interrupt into the same kind of line.
 """
 
-from __future__ import annotations
+from mixseek.cli.loading_guard import install
 
-import gc
-import os
-import sys
-from typing import NoReturn
+install()
 
-from mixseek.cli.interrupts import run_guarded
+# everything below loads inside the guard
+import gc  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+from typing import NoReturn  # noqa: E402
+
+from mixseek.cli.interrupts import (  # noqa: E402
+    EXIT_INTERRUPTED,
+    announce_interrupt,
+    forget_handled_interrupts,
+    run_guarded,
+)
 
 __all__ = ["leave", "main", "run_guarded"]
 
@@ -29,6 +39,10 @@ def main() -> NoReturn:
         run_guarded(_cli)
     except SystemExit as exc:
         leave(exc.code)
+    except KeyboardInterrupt:
+        # a second Ctrl-C landed while the guard handled the first, before it could ignore it
+        announce_interrupt()
+        leave(EXIT_INTERRUPTED)
 
 
 def leave(code: object) -> NoReturn:
@@ -43,7 +57,11 @@ def leave(code: object) -> NoReturn:
     interpreter's last cyclic garbage collections: what is alive now is frozen out of them. They
     would walk every object the imports made, typer's, pydantic's and DuckDB's included (40,000 for
     `runs list`), which took longer than the quick commands' own work; the memory goes back to
-    the system with the process."""
+    the system with the process.
+
+    Either way, an interrupt that was handled is not raised again at exit
+    (`forget_handled_interrupts`)."""
+    forget_handled_interrupts()
     runtime = sys.modules.get("mixseek.orchestrator.temporal.sdk_runtime")
     if runtime is None or not runtime.started():
         gc.freeze()

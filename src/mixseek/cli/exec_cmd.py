@@ -1,10 +1,11 @@
 """`mixseek exec`: run every team over rounds, or resume an interrupted execution.
 
-However it stops early — Ctrl-C at any moment, or a store that fails under it
-(a full disk) — it ends with one line that says what became of the execution
-(none was started; it can be resumed, with the command; it had ended already),
-exit code 130 for an interrupt and 2 for a store failure. Marking the
-execution interrupted is the orchestrator's job; this reads the store after.
+However it stops early — Ctrl-C at any moment, or a store or a Temporal server
+that fails under it (a full disk, a dev server killed) — it ends with one line
+that says what became of the execution (none was started; it can be resumed,
+with the command; it had ended already), exit code 130 for an interrupt and 2
+for a failure. Marking the execution interrupted is the orchestrator's job; this
+reads the store after.
 
 The execution runs through the Python API (`Mixseek.iter`): this
 command adds the checks before it, the logs, the live view or log lines that its
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mixseek.cli.console import print_line, stderr_console, stdout_console
+from mixseek.cli.engine_logs import file_logging
 from mixseek.cli.engine_options import (
     EngineOption,
     EnginePlan,
@@ -34,7 +36,8 @@ from mixseek.cli.engine_options import (
     plan_engine,
 )
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
-from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
+from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts, say_on_interrupt
+from mixseek.cli.loading_guard import NOTHING_STARTED
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
 from mixseek.cli.otel import OtelOption, apply_otel
 from mixseek.cli.prompt_input import given_reference, given_text
@@ -42,7 +45,6 @@ from mixseek.cli.render import check_output_format, print_json
 from mixseek.config.workspace import Workspace, resolve_workspace
 from mixseek.errors import InputError
 from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execution_id
-from mixseek.redaction import RedactingFormatter
 
 if TYPE_CHECKING:
     from mixseek.api import Mixseek
@@ -52,42 +54,6 @@ if TYPE_CHECKING:
     from mixseek.orchestrator.models import ExecutionSummary
     from mixseek.storage.aggregation_store import AggregationStore
     from mixseek.storage.views import ExecutionView
-
-
-def _json_log_formatter() -> logging.Formatter:
-    """One JSON object a line: at, level, logger, message, exception, and the `extra=` fields."""
-    from pythonjsonlogger.json import JsonFormatter
-
-    return JsonFormatter(
-        "{asctime}{levelname}{name}{message}",
-        style="{",
-        rename_fields={"asctime": "at", "levelname": "level", "name": "logger", "exc_info": "exception"},
-        json_ensure_ascii=False,
-    )
-
-
-class _LogFileHandler(logging.FileHandler):
-    """logs/mixseek.log. A line that cannot be written (a full disk) is dropped quietly: the
-    default prints a traceback on stderr for every such line, burying the one error that matters."""
-
-    def handleError(self, record: logging.LogRecord) -> None:
-        return
-
-
-def _file_logging(workspace: Workspace, log_format: str) -> logging.Handler:
-    workspace.logs.mkdir(parents=True, exist_ok=True)
-    handler = _LogFileHandler(workspace.logs / "mixseek.log", encoding="utf-8")
-    handler.setFormatter(
-        RedactingFormatter(
-            _json_log_formatter()
-            if log_format == "json"
-            else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-        )
-    )
-    root = logging.getLogger("mixseek")
-    root.setLevel(logging.INFO)
-    root.addHandler(handler)
-    return handler
 
 
 @cli_errors
@@ -134,30 +100,31 @@ def exec_command(
     governor_listen: GovernorListenOption = None,
 ) -> None:
     """Run all teams on PROMPT for up to max_rounds rounds; the best submission wins."""
-    check_output_format(output_format)
-    check_output_format(log_format, "--log-format")
-    prompt = given_text(prompt, prompt_file, name="PROMPT", option="--prompt-file")
-    if resume is None and (prompt is None or not prompt.strip()):
-        raise InputError(
-            "PROMPT: give the task as an argument or with --prompt-file (or --resume EXECUTION_ID)"
-        )
-    if resume is not None and prompt is not None:
-        raise InputError("PROMPT: not allowed with --resume (the execution keeps its prompt)")
-    _check_execution_id(execution_id, resume)
-    reference = given_reference(reference, reference_file, resume=resume)
-    ws = resolve_workspace(workspace)
-    # the engine loads only now, once the arguments are known to be good (a mistyped one is told
-    # at once), and not with the module: every command, `mixseek --help` too, imports it
-    from mixseek.api import Mixseek
-    from mixseek.cli.summary_view import print_summary
-    from mixseek.config.bundle import load_execution_config
-    from mixseek.orchestrator.orchestrator import new_execution_id
-    from mixseek.orchestrator.preflight import reference_problems
-    from mixseek.storage.aggregation_store import AggregationStore
-    from mixseek.storage.errors import StorageError
-    from mixseek.storage.health import check_store
+    try:  # from the first statement: a Ctrl-C at any moment before the execution is told
+        check_output_format(output_format)
+        check_output_format(log_format, "--log-format")
+        prompt = given_text(prompt, prompt_file, name="PROMPT", option="--prompt-file")
+        if resume is None and (prompt is None or not prompt.strip()):
+            raise InputError(
+                "PROMPT: give the task as an argument or with --prompt-file (or --resume EXECUTION_ID)"
+            )
+        if resume is not None and prompt is not None:
+            raise InputError("PROMPT: not allowed with --resume (the execution keeps its prompt)")
+        _check_execution_id(execution_id, resume)
+        reference = given_reference(reference, reference_file, resume=resume)
+        ws = resolve_workspace(workspace)
+        # the engine loads only now, once the arguments are known to be good (a mistyped one is
+        # told at once), and not with the module: every command, `mixseek --help` too, imports it
+        from mixseek.api import Mixseek
+        from mixseek.cli.summary_view import print_summary
+        from mixseek.config.bundle import load_execution_config
+        from mixseek.orchestrator.engine_lost import EngineLost
+        from mixseek.orchestrator.orchestrator import new_execution_id
+        from mixseek.orchestrator.preflight import reference_problems
+        from mixseek.storage.aggregation_store import AggregationStore
+        from mixseek.storage.errors import StorageError
+        from mixseek.storage.health import check_store
 
-    try:
         loaded = load_execution_config(ws, config)  # what `mixseek.load_workspace` does
         loaded = apply_otel(loaded, otel)
         if dry_run:
@@ -169,10 +136,16 @@ def exec_command(
         engine_plan = plan_engine(loaded, engine, temporal_address, workers, governor_listen)
     except KeyboardInterrupt:
         ignore_interrupts()
-        announce_interrupt("interrupted: no execution was started")
+        announce_interrupt(NOTHING_STARTED)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     execution_id = resume or execution_id or new_execution_id()
-    store = AggregationStore(ws.db_path)
+    # read-only: what became of the execution is read without writing (a full disk refuses the
+    # checkpoint a read-write store makes as it closes)
+    store = AggregationStore(ws.db_path, read_only=True)
+    # from here on the execution may exist: an interrupt anywhere after (also once the summary is
+    # printed, on the way out) says what the store holds at that moment
+    aftermath = functools.partial(_aftermath, store, ws, execution_id)
+    say_on_interrupt(lambda: f"interrupted: {aftermath()}")
     try:
         run = _Run(Mixseek.from_config(loaded), execution_id, prompt, resume, engine_plan, reference)
         summary = _execute(run, output_format, log_format)
@@ -182,11 +155,11 @@ def exec_command(
             print_summary(stdout_console(), summary)
     except KeyboardInterrupt:
         ignore_interrupts()
-        announce_interrupt(f"interrupted: {_aftermath(store, ws, execution_id)}")
+        announce_interrupt()
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    except StorageError as exc:
-        # the store failed under a running execution: say so, and what became of the execution
-        report(f"{exc}; {_aftermath(store, ws, execution_id)}")
+    except (StorageError, EngineLost) as exc:
+        # the store or the engine failed under a running execution: say so, and what became of it
+        report(f"{exc}; {aftermath()}")
         raise typer.Exit(EXIT_FAILURE) from None
     raise typer.Exit(summary.exit_code)
 
@@ -249,7 +222,7 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
     interactive = sys.stdout.isatty() and output_format == "text"
     stored = _stored_view(ws, run.resume) if run.resume is not None else None
     with ExitStack() as stack:
-        handler = _file_logging(ws, log_format)
+        handler = file_logging(ws, log_format)
         stack.callback(logging.getLogger("mixseek").removeHandler, handler)
         sinks: list[EventSink] = [JsonlFileSink(ws.logs / f"{run.execution_id}.jsonl")]
         # the engine before the live table: what starting it prints (the Temporal dev server's
@@ -337,7 +310,8 @@ def _aftermath(store: AggregationStore, ws: Workspace, execution_id: str) -> str
     except (StorageError, duckdb.Error):
         return f"if execution {execution_id} was started, {resume}"
     finally:
-        store.close()
+        with contextlib.suppress(StorageError):
+            store.close()
     if record is None:
         return "no execution was started"
     if record.status in RESUMABLE_STATUSES:

@@ -1,11 +1,15 @@
 """What a Ctrl-C leaves behind: one line on stderr, exit code 130, no second interrupt during cleanup.
 
-Standard library only (and `mixseek.exit_codes`, which is too): the `mixseek` program's guard
-(`cli.entry`) imports it before the CLI's dependencies load. A command that knows more says it
-(`announce_interrupt`: "interrupted: resume with: ..."), and the guard prints the plain line only
-when nothing was said. Once an interrupt has been caught, further Ctrl-C are ignored: what is left
-is a short cleanup, then the exit, and a second Ctrl-C landing in the middle of either would turn
-it into a traceback.
+Standard library only (and `mixseek.exit_codes`, which is too): the `mixseek` program's entry
+(`cli.entry`) imports it before the CLI's dependencies load. Until a command begins, Ctrl-C is
+`cli.loading_guard`'s; then it raises `KeyboardInterrupt`, which the guard here (`run_guarded`)
+turns into the line. A command that knows more says it (`announce_interrupt`: "interrupted:
+resume with: ..."); when nothing was said, the guard says what was set up to be said from some
+point on (`say_on_interrupt`): `interrupted: no execution was started` until then; `interrupted`
+once a command that runs no execution has begun (`cli.app`); for `exec`, once its execution may
+exist, whether it does, read from the store. Once an interrupt has been caught, further
+Ctrl-C are ignored: what is left is a short cleanup, then the exit, and a second Ctrl-C landing in
+the middle of either would turn it into a traceback.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ import threading
 from collections.abc import Callable
 from typing import NoReturn
 
+from mixseek.cli.loading_guard import NOTHING_STARTED
 from mixseek.exit_codes import ExitCode
 
 EXIT_INTERRUPTED = ExitCode.INTERRUPTED
 INTERRUPTED = "interrupted"
+"""The line of a command that runs no execution (`runs`, `ui`, `worker`, ...), once it has begun."""
 
 _announced = False
+_aftermath: str | Callable[[], str] = NOTHING_STARTED
 
 
 def ignore_interrupts() -> None:
@@ -30,12 +37,23 @@ def ignore_interrupts() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def announce_interrupt(line: str) -> None:
-    """Print the one line that tells what an interrupt left behind; later calls print nothing."""
+def say_on_interrupt(aftermath: str | Callable[[], str]) -> None:
+    """From now on, for the rest of the process, an interrupt that nothing announced is told by
+    `aftermath` (a function is asked when the interrupt comes: what the command leaves behind at
+    that moment)."""
+    global _aftermath
+    _aftermath = aftermath
+
+
+def announce_interrupt(line: str | None = None) -> None:
+    """Print the one line that tells what an interrupt left behind (`line`, or by default the one
+    `say_on_interrupt` set up); later calls print nothing."""
     global _announced
     if _announced:
         return
     _announced = True
+    if line is None:
+        line = _aftermath if isinstance(_aftermath, str) else _aftermath()
     sys.stderr.write(line + "\n")
     sys.stderr.flush()
 
@@ -58,8 +76,19 @@ def run_guarded(body: Callable[[], object]) -> NoReturn:
     else:
         ignore_interrupts()
         sys.exit(0)
-    announce_interrupt(INTERRUPTED)
+    announce_interrupt()
     sys.exit(EXIT_INTERRUPTED)
+
+
+def forget_handled_interrupts() -> None:
+    """Keep a handled Ctrl-C from killing the process at exit.
+
+    CPython remembers a KeyboardInterrupt that leaves code `exec` or `eval` ran from a string, and
+    at exit kills the process with SIGINT (no exit code 130, and a shell takes it for its own
+    Ctrl-C) even if the interrupt was caught since. `dataclasses` and `namedtuple` define their
+    methods that way, so a Ctrl-C while a module imports is often in one. Its next run of a string
+    starts by clearing the mark."""
+    exec("")
 
 
 def caused_by_interrupt(exc: BaseException) -> bool:

@@ -9,7 +9,9 @@ once: a write whose round the store already has is skipped, so an activity repea
 process died stores nothing twice. Results come in the batches the workflow gathers
 (`batching`), each applied in one transaction. It also serves the execution's governor
 (`governor_service`): this process's ledger and rate limiters admit every worker's model
-requests, and its ledger decides the budget check before each round.
+requests, and its ledger decides the budget check before each round. If the server stops answering
+(a dev server killed), the execution is left interrupted and `EngineLost` says which server: the
+workflow is kept in the server's state, and a resume goes on with it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
+from mixseek.orchestrator.engine_lost import EngineLost
 from mixseek.orchestrator.events import (
     EventSink,
     RoundStarted,
@@ -103,6 +106,16 @@ def _probe(host: str, port: int) -> None:
         pass
 
 
+async def _unreachable_because(address: str) -> str | None:
+    """Why `address` takes no TCP connection now (its server is gone), or None when it does."""
+    host, _, port = address.rpartition(":")
+    try:
+        await asyncio.to_thread(_probe, host.strip("[]"), int(port))
+    except OSError as exc:
+        return describe_exception(exc)
+    return None
+
+
 class TemporalOrchestrator(Orchestrator):
     """An execution run as a Temporal workflow at `address`; this process writes the store."""
 
@@ -128,12 +141,6 @@ class TemporalOrchestrator(Orchestrator):
             self._resuming = False
 
     async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
-        client = await connect(self.address)
-        if self._resuming:
-            # only a resume takes over a running workflow: a new execution's id is new
-            reason = await replace_stale_workflow(client, execution_id, self.config_hash)
-            if reason is not None:
-                self.events.emit(WorkflowReplaced(execution_id=execution_id, reason=reason))
         store_work = StoreActivities(self, execution_id, user_prompt)
         s = self.settings
         params = ExecutionInput(
@@ -151,6 +158,12 @@ class TemporalOrchestrator(Orchestrator):
         )
         queue = store_queue(execution_id)
         try:
+            client = await connect(self.address)
+            if self._resuming:
+                # only a resume takes over a running workflow: a new execution's id is new
+                reason = await replace_stale_workflow(client, execution_id, self.config_hash)
+                if reason is not None:
+                    self.events.emit(WorkflowReplaced(execution_id=execution_id, reason=reason))
             async with (
                 GovernorService(self.governor, listen=self.governor_listen) as governor,
                 Worker(
@@ -195,6 +208,13 @@ class TemporalOrchestrator(Orchestrator):
             raise RuntimeFailure(
                 f"workflow {workflow_id(execution_id)} failed: {describe_exception(exc.cause or exc)}"
             ) from None
+        except Exception:
+            # the server went away (its RPCs fail, and this process's worker with them): the
+            # execution is left interrupted (`_ownership`), and a resume goes on once it is back
+            gone = await _unreachable_because(self.address)
+            if gone is None:
+                raise
+            raise EngineLost(f"the Temporal server at {self.address} stopped answering ({gone})") from None
         finally:
             await self.store.aclose()
 
