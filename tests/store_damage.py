@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,6 +67,19 @@ def damage_wal(db: Path) -> None:
         fh.write(bytes(b ^ 0xFF for b in original))
 
 
+def sqlite_file(db: Path) -> None:
+    """A real SQLite database where the DuckDB file should be (another tool's file, say)."""
+    for path in (db, db.with_name(db.name + ".wal")):
+        path.unlink(missing_ok=True)
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("CREATE TABLE executions (execution_id TEXT PRIMARY KEY, status TEXT)")
+        conn.execute("INSERT INTO executions VALUES ('x', 'completed')")
+        conn.commit()
+    finally:
+        conn.close()
+
+
 def directory(db: Path) -> None:
     """A directory where the file should be."""
     for path in (db, db.with_name(db.name + ".wal")):
@@ -78,12 +92,14 @@ DAMAGES: dict[str, Callable[[Path], None]] = {
     "garbage-header": garbage_header,
     "flipped-bytes": flip_bytes,
     "corrupt-wal": damage_wal,
+    "sqlite-file": sqlite_file,
     "directory": directory,
 }
 
 
-def fill_disk(directory: Path) -> Path:
-    """Write zeros until the disk holding `directory` is full; returns the file to delete."""
+def fill_disk(directory: Path, *, leave: int = 0) -> Path:
+    """Write zeros until the disk holding `directory` is full, then give back `leave` bytes (room
+    for a small write, not for a big one); returns the file to delete."""
     filler = directory / "filler"
     with filler.open("wb", buffering=0) as fh:
         for chunk in (b"\0" * (64 * 1024), b"\0" * 512):  # then the last partial chunk's room
@@ -92,4 +108,6 @@ def fill_disk(directory: Path) -> Path:
                     pass
             except OSError:
                 pass
+        if leave:
+            fh.truncate(max(0, fh.tell() - leave))
     return filler

@@ -14,7 +14,11 @@ way the terminal delivers it — at one exact moment of `mixseek exec`:
 - summary: as the summary is printed.
 
 FILL_DISK=<dir> with FILL_DISK_AT=<round> fills the disk holding <dir> at the first leader
-call of that round (the file to delete to free it again is <dir>/filler).
+call of that round, FILL_DISK_AT=finish right before the final status is written (the file to
+delete to free it again is <dir>/filler); FILL_DISK_LEAVE=<bytes> leaves that much room.
+KEEP_STORE_OPEN=1 keeps the store's file open between operations (it is closed, and so
+checkpointed, when the execution ends), so everything the run wrote is still to be checkpointed
+then, whatever the machine's speed.
 """
 
 from __future__ import annotations
@@ -101,6 +105,12 @@ def _install() -> None:
     _around(AggregationStore, "finish_execution", before="finish", after="finished")
     _around(summary_view, "print_summary", before="summary")
     _around(exec_cmd, "print_json", before="summary")
+    if os.environ.get("KEEP_STORE_OPEN") == "1":
+        from mixseek.storage import aggregation_store
+
+        aggregation_store.WRITER_IDLE_CLOSE_SECONDS = 24 * 3600.0
+    if os.environ.get("FILL_DISK_AT") == "finish":
+        _fill_before(AggregationStore, "finish_execution")
     if POINT == "scan":
         from mixseek.storage import health
 
@@ -126,12 +136,30 @@ def _install() -> None:
         Connector._open = counted_open  # type: ignore[method-assign]
 
 
+def _fill() -> Path:
+    from store_damage import fill_disk
+
+    return fill_disk(Path(os.environ["FILL_DISK"]), leave=int(os.environ.get("FILL_DISK_LEAVE", "0")))
+
+
+def _fill_before(owner: Any, name: str) -> None:
+    """Fill the disk (FILL_DISK) the first time owner.name (a coroutine function) is called."""
+    original = getattr(owner, name)
+    filled: list[Path] = []
+
+    async def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if not filled:
+            filled.append(_fill())
+        return await original(*args, **kwargs)
+
+    setattr(owner, name, wrapped)
+
+
 def _cli() -> None:
     from scripted import World
 
     from mixseek.cli.app import app
     from mixseek.llm import override_models
-    from store_damage import fill_disk
 
     _install()
     leader_round = _once(POINT)
@@ -142,7 +170,7 @@ def _cli() -> None:
         if f"round:{round_number}" == POINT and leader_round():
             ctrl_c()
         if os.environ.get("FILL_DISK_AT") == str(round_number) and not filled:
-            filled.append(fill_disk(Path(os.environ["FILL_DISK"])))
+            filled.append(_fill())
 
     with override_models(World(on_leader_call=hook).models()):
         app(sys.argv[1:], prog_name="mixseek")

@@ -9,7 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from mixseek.llm import override_models
 from store_damage import DAMAGES, fill_disk
 
 from .db import rows
+from .mounts import read_only, tmpfs
 from .scripted import World, write_workspace
 
 RUNNER = Path(__file__).parent / "run_guarded.py"
@@ -37,10 +38,6 @@ COMMANDS: dict[str, Callable[[str], list[str]]] = {
 WRITERS = ("exec", "exec --resume", "exec --dry-run")
 
 
-def _sh(*command: str) -> None:
-    subprocess.run(command, check=True, capture_output=True)
-
-
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A workspace holding one finished execution (copied by each test)."""
@@ -52,37 +49,9 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return root, json.loads(result.stdout)["execution_id"]
 
 
-@pytest.fixture
-def mounts() -> Iterator[list[Path]]:
-    """Mount points to undo after the test, last first."""
-    points: list[Path] = []
-    yield points
-    for point in reversed(points):
-        subprocess.run(["umount", "-l", str(point)], check=False, capture_output=True)
-
-
-def _tmpfs(point: Path, size: str, mounts: list[Path]) -> None:
-    point.mkdir(parents=True, exist_ok=True)
-    try:
-        _sh("mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(point))
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("needs permission to mount a tmpfs (root)")
-    mounts.append(point)
-
-
-def _read_only(ws: Path, mounts: list[Path]) -> None:
-    """Make the workspace a read-only mount: every write fails, for root as well."""
-    try:
-        _sh("mount", "--bind", str(ws), str(ws))
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("needs permission to bind-mount (root)")
-    mounts.append(ws)
-    _sh("mount", "-o", "remount,bind,ro", str(ws))
-
-
 def _full_disk(tmp_path: Path, template: Path, mounts: list[Path]) -> Path:
     disk = tmp_path / "disk"
-    _tmpfs(disk, "32m", mounts)
+    tmpfs(disk, "32m", mounts)
     ws = disk / "ws"
     shutil.copytree(template, ws)
     fill_disk(disk)
@@ -110,7 +79,7 @@ def test_a_bad_store_is_one_line_exit_2_and_no_model_is_called(
         ws = tmp_path / "ws"
         shutil.copytree(template, ws)
         if damage == "read-only-workspace":
-            _read_only(ws, mounts)
+            read_only(ws, mounts)
         else:
             DAMAGES[damage](ws / "mixseek.db")
     world = World()
@@ -133,6 +102,7 @@ def test_a_bad_store_is_one_line_exit_2_and_no_model_is_called(
         "garbage-header": "not a DuckDB database file",
         "flipped-bytes": "the database file is damaged",
         "corrupt-wal": "the database's write-ahead log is damaged",
+        "sqlite-file": "a SQLite database, not a DuckDB database file",
         "directory": "is a directory, not a database file",
         "read-only-workspace": "Read-only file system",
         "full-disk": "no space left on device",
@@ -147,7 +117,7 @@ def test_a_full_disk_mid_run_stops_the_execution_resumable(
     with override_models(World().models()):
         assert runner.invoke(app, ["exec", "最良の回答を", "-w", str(reference), "-f", "json"]).exit_code == 0
     disk = tmp_path / "disk"
-    _tmpfs(disk, "48m", mounts)
+    tmpfs(disk, "48m", mounts)
     ws = write_workspace(disk / "ws", max_rounds=3)
     full = subprocess.run(
         [sys.executable, str(RUNNER), "exec", "最良の回答を", "-w", str(ws), "-f", "json"],
@@ -183,7 +153,7 @@ def test_a_full_disk_mid_run_stops_the_execution_resumable(
 def test_init_on_a_read_only_disk_is_one_line(tmp_path: Path, runner: CliRunner, mounts: list[Path]) -> None:
     parent = tmp_path / "read-only"
     parent.mkdir()
-    _read_only(parent, mounts)
+    read_only(parent, mounts)
     result = runner.invoke(app, ["init", "-w", str(parent / "ws")])
     assert result.exit_code == 2, result.output
     assert result.stderr == f"error: {parent / 'ws'}: Read-only file system\n"

@@ -25,9 +25,9 @@ class TransactionCounter:
         connector = store._connector
         run = connector.run
 
-        def counted(work: Callable[[Any], Any], *, transaction: bool) -> Any:
+        def counted(work: Callable[[Any], Any], *, transaction: bool, checkpoint: bool = False) -> Any:
             self.writes += transaction
-            return run(work, transaction=transaction)
+            return run(work, transaction=transaction, checkpoint=checkpoint)
 
         connector.run = counted  # type: ignore[method-assign]
 

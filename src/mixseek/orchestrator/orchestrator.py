@@ -70,7 +70,7 @@ from mixseek.orchestrator.progress import (
 from mixseek.round_controller.controller import RoundController
 from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.errors import RecordNotFoundError
+from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.lease import HEARTBEAT_SECONDS, ExecutionOwnedError, ExecutionOwner
 from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.protocol import Store
@@ -373,10 +373,23 @@ class Orchestrator:
             raise
         await self._flush_usage(execution_id)
         try:
-            return await self._finish(execution_id, user_prompt, progress, stop)
-        finally:
-            # release the file at once: a reader in this process or another may open it next
+            summary = await self._finish(execution_id, user_prompt, progress, stop)
+        except BaseException:
+            with contextlib.suppress(Exception):  # what failed first is what is reported
+                await self.store.aclose()
+            raise
+        await self._release_store(execution_id)
+        return summary
+
+    async def _release_store(self, execution_id: str) -> None:
+        """Release the file at once: a reader in this process or another may open it next.
+
+        The final status is in the file itself by now (`finish_execution`), so a failure to
+        close it loses nothing: it is logged, and the execution stays finished as stored."""
+        try:
             await self.store.aclose()
+        except StorageError as exc:
+            logger.warning("execution %s is stored; closing its store failed: %s", execution_id, exc)
 
     async def _play_round(
         self,

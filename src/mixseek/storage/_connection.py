@@ -25,11 +25,24 @@ raised as a `StorageError` naming the file (`errors.store_problem`), and
 the connection is dropped: after such an error DuckDB may refuse every
 further statement on it, and the next operation starts from a fresh open.
 Errors worth retrying (another process's lock) are left as they are, for
-the caller's retry loop.
+the caller's retry loop. Closing reports such an error the same way: the
+detach that closes the file checkpoints it, which a full disk can refuse.
+
+A write that must not outlive a failure to write the file itself (an
+execution's final status: `exec` reports success only once it is stored)
+commits through a checkpoint (`checkpoint=True`): DuckDB (1.5 and later)
+then writes the transaction straight into the file instead of its
+write-ahead log, so when the checkpoint fails (a full disk) the commit fails
+and nothing of it is kept. Committed to the log instead, it would be durable
+at once, and the checkpoint failing after it would leave a stored status
+that the process could no longer report truthfully. (DuckDB falls back to
+the log while another transaction is open on the file; a store's own
+operations run one at a time.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -70,8 +83,15 @@ class Connector:
     def is_open(self) -> bool:
         return self._conn is not None
 
-    def run(self, work: Callable[[duckdb.DuckDBPyConnection], T], *, transaction: bool) -> T:
-        """Run `work` on the connection, inside one transaction if asked."""
+    def run(
+        self,
+        work: Callable[[duckdb.DuckDBPyConnection], T],
+        *,
+        transaction: bool,
+        checkpoint: bool = False,
+    ) -> T:
+        """Run `work` on the connection, inside one transaction if asked; with `checkpoint`,
+        that transaction is committed straight into the file (see above)."""
         with self._lock:
             try:
                 conn = self._conn if self._conn is not None else self._open()
@@ -81,7 +101,10 @@ class Connector:
                     conn.begin()
                     try:
                         result = work(redacting(conn))  # writes: no credential reaches the file
-                        conn.commit()
+                        if checkpoint:
+                            _commit_into_file(conn)
+                        else:
+                            conn.commit()
                     except BaseException:
                         self._rollback(conn)
                         raise
@@ -101,8 +124,17 @@ class Connector:
                 raise KeyboardInterrupt from None
 
     def close(self) -> None:
+        """Release the file; a failure to write it out (its checkpoint, on a full disk) is
+        raised as a `StorageError` naming it, and the file is released all the same."""
         with self._lock:
-            self._close_locked()
+            try:
+                self._close_locked()
+            except duckdb.Error as exc:
+                problem = store_problem(exc, self.path)
+                if problem is None:
+                    detail = " ".join(str(exc).split())
+                    problem = StorageError(f"{self.path}: cannot close the database file ({detail})")
+                raise problem from exc
 
     # -- internals; the caller holds self._lock ---------------------------------
 
@@ -182,3 +214,21 @@ class Connector:
             readers.detach(conn)
         else:
             writers.detach(conn, self.path)
+
+
+# DuckDB's settings for a commit that checkpoints instead of writing its write-ahead log: any
+# transaction is big enough to checkpoint on commit, and to skip the log when it does. They are
+# the instance's (each writer's instance has one file: `_writers`), so they are set back at once.
+_COMMIT_INTO_FILE = {"checkpoint_threshold": "'0b'", "auto_checkpoint_skip_wal_threshold": "0"}
+
+
+def _commit_into_file(conn: duckdb.DuckDBPyConnection) -> None:
+    """Commit the open transaction through a checkpoint of the file, not through its log."""
+    for name, value in _COMMIT_INTO_FILE.items():
+        conn.execute(f"SET {name} = {value}")
+    try:
+        conn.commit()
+    finally:
+        for name in _COMMIT_INTO_FILE:
+            with contextlib.suppress(duckdb.Error):  # a failed checkpoint invalidated the instance
+                conn.execute(f"RESET {name}")

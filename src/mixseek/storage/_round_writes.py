@@ -216,3 +216,5 @@ MODEL_CALLS: WriteKind[Sequence[CallRow]] = WriteKind(
     "record_model_calls", _insert_model_calls, commutes=True
 )
 CALL: WriteKind[Callable[[Conn], Any]] = WriteKind("call", _run_each)
+# an execution's final status: stored in the file itself or not at all (see `_connection`)
+FINAL_CALL: WriteKind[Callable[[Conn], Any]] = WriteKind("final_call", _run_each, checkpoint=True)

@@ -36,12 +36,16 @@ class WriteKind(Generic[P]):
 
     A kind that `commutes` touches nothing another write reads or changes
     (appending usage rows, say): all its writes in a batch run together, where
-    the first of them stood, so they do not split the runs of other kinds."""
+    the first of them stood, so they do not split the runs of other kinds.
+
+    A kind that must `checkpoint` is committed straight into the database file
+    (`_connection`), and so is the batch that carries it."""
 
     name: str
     write: Callable[[Conn, Sequence[P]], list[Any]]
     key: Callable[[P], object] | None = None
     commutes: bool = False
+    checkpoint: bool = False
 
 
 @dataclass
@@ -53,10 +57,11 @@ class _Request:
 
 @dataclass
 class WriteQueue:
-    """Batches writes for one store. `execute(work)` runs `work(conn)` in one
-    transaction (in a worker thread, retrying on another process's lock)."""
+    """Batches writes for one store. `execute(work, checkpoint)` runs `work(conn)` in one
+    transaction (in a worker thread, retrying on another process's lock), committed through a
+    checkpoint when `checkpoint` is true."""
 
-    execute: Callable[[Callable[[Conn], list[Any]]], Awaitable[list[Any]]]
+    execute: Callable[[Callable[[Conn], list[Any]], bool], Awaitable[list[Any]]]
     _pending: list[_Request] = field(default_factory=list)
     _flusher: asyncio.Task[None] | None = None
     _loop: asyncio.AbstractEventLoop | None = None
@@ -85,7 +90,8 @@ class WriteQueue:
 
     async def _write(self, batch: list[_Request]) -> None:
         try:
-            outcomes = await self.execute(lambda conn: _run_groups(conn, batch))
+            checkpoint = any(request.kind.checkpoint for request in batch)
+            outcomes = await self.execute(lambda conn: _run_groups(conn, batch), checkpoint)
         except Exception as exc:
             if len(batch) == 1:
                 _settle(batch[0].future, exc)
@@ -98,7 +104,9 @@ class WriteQueue:
 
     async def _run_alone(self, request: _Request) -> None:
         try:
-            (outcome,) = await self.execute(lambda conn: _run_groups(conn, [request]))
+            (outcome,) = await self.execute(
+                lambda conn: _run_groups(conn, [request]), request.kind.checkpoint
+            )
         except Exception as exc:
             outcome = exc
         _settle(request.future, outcome)

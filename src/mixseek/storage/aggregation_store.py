@@ -39,6 +39,7 @@ from mixseek.round_state import RoundState
 from mixseek.storage._connection import Connector
 from mixseek.storage._round_writes import (
     CALL,
+    FINAL_CALL,
     JUDGMENT,
     MODEL_CALLS,
     ROUND_STATUS,
@@ -204,7 +205,7 @@ class AggregationStore:
             idle_close_seconds = 0.0 if read_only else WRITER_IDLE_CLOSE_SECONDS
         self._connector = Connector(path, read_only=read_only, idle_close_seconds=idle_close_seconds)
         self._retry = retry if retry is not None else RetryPolicy()
-        self._writes = WriteQueue(lambda work: self._run(work, write=True))
+        self._writes = WriteQueue(lambda work, checkpoint: self._run(work, write=True, checkpoint=checkpoint))
 
     @property
     def db_path(self) -> Path:
@@ -261,13 +262,13 @@ class AggregationStore:
             raise StorageError(f"{self.db_path}: store is read-only")
         return await self._writes.submit(kind, payload)
 
-    async def _run(self, work: Callable[[Conn], T], *, write: bool) -> T:
-        """Run `work` in a worker thread (writes in one transaction), retrying while
-        another process holds the file."""
+    async def _run(self, work: Callable[[Conn], T], *, write: bool, checkpoint: bool = False) -> T:
+        """Run `work` in a worker thread (writes in one transaction, committed through a
+        checkpoint if asked: see `_connection`), retrying while another process holds the file."""
         return await run_retrying_async(
             self._retry,
             str(self.db_path),
-            lambda: asyncio.to_thread(self._connector.run, work, transaction=write),
+            lambda: asyncio.to_thread(self._connector.run, work, transaction=write, checkpoint=checkpoint),
         )
 
     # -- executions -----------------------------------------------------------
@@ -378,7 +379,9 @@ class AggregationStore:
         owner: ExecutionOwner | None = None,
     ) -> None:
         """Set the execution's final status and summary (`ended_at` defaults to now) and
-        release its lease, in one transaction.
+        release its lease, in one transaction committed into the database file itself: when this
+        returns, the status is stored; when it raises (a full disk), none of it is, so the
+        execution stays resumable (see `_connection`).
 
         With `owner`, only while `owner` holds the lease: else ExecutionOwnedError and no change."""
         if status not in EXECUTION_STATUSES:
@@ -398,7 +401,7 @@ class AggregationStore:
             conn.execute("DELETE FROM execution_leases WHERE execution_id = ?", [execution_id])
             return True
 
-        if not await self._call(work, write=True):
+        if not await self._write(FINAL_CALL, work):
             record = await self.get_execution(execution_id)
             raise ExecutionOwnedError(execution_id, record.owner if record is not None else None)
 
