@@ -187,8 +187,7 @@ def test_a_model_from_the_environment_is_blamed_on_the_variable(runner: CliRunne
     assert result.exit_code == 2
     (line,) = _error_lines(result, "validate")  # one line, though three metrics use the model
     assert line.startswith(
-        "error: env MIXSEEK_EVALUATOR__MODEL: model 'gpt4o' for evaluator metric 'coverage' "
-        "is malformed: "
+        "error: env MIXSEEK_EVALUATOR__MODEL: model 'gpt4o' for evaluator metric 'coverage' is malformed: "
     )
 
 
