@@ -212,3 +212,28 @@ async def test_version_3_file_gets_a_reference_column_and_keeps_its_executions(d
         new = await store.get_execution("new")
         assert new is not None and new.reference == "答え: 42"
     assert versions(db_path) == ALL_VERSIONS
+
+
+class _CommitCutShort:
+    """A real connection whose commit is cut short as a Ctrl-C cuts DuckDB's: the commit raises
+    DuckDB's `RuntimeError('Query interrupted')` and leaves no transaction to roll back."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection) -> None:
+        self._conn = conn
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._conn, name)
+
+    def commit(self) -> None:
+        self._conn.rollback()
+        raise RuntimeError("Query interrupted")
+
+
+def test_a_ctrl_c_during_the_upgrade_stays_an_interrupt(tmp_path: Path) -> None:
+    """Not a SchemaVersionError ('cannot upgrade'), nor the rollback's own error (a traceback):
+    the store hands DuckDB's interrupt on as the Ctrl-C it was."""
+    conn = duckdb.connect(str(tmp_path / "db.duckdb"))
+    with pytest.raises(RuntimeError, match="^Query interrupted$"):
+        migrate(_CommitCutShort(conn), "db.duckdb")  # type: ignore[arg-type]
+    assert read_version(conn) == 0
+    conn.close()

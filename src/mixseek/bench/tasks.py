@@ -57,11 +57,12 @@ def _problem(path: Path, line: int, reason: str) -> InputError:
     return InputError(f"{path}: line {line}: {reason}")
 
 
-class _LongNumber(Exception):
-    """An integer of more digits than `MAX_NUMBER_DIGITS`, found while parsing."""
+class _LongNumber(InputError):
+    """An integer of more digits than `MAX_NUMBER_DIGITS`, found while parsing (the task file's
+    reader turns it into a line naming the file and line)."""
 
     def __init__(self, digits: int) -> None:
-        super().__init__(digits)
+        super().__init__(f"a number of {digits} digits")
         self.digits = digits
 
 

@@ -54,13 +54,12 @@ import duckdb
 import mixseek.storage._readers as readers
 import mixseek.storage._writers as writers
 from mixseek.storage._redaction import redacted_reads, redacting
-from mixseek.storage.errors import SchemaVersionError, StorageError, store_problem
+from mixseek.storage.errors import SchemaVersionError, StorageError, is_query_interrupted, store_problem
 from mixseek.storage.retry import is_transient
 from mixseek.storage.schema import check_schema, migrate
 
 T = TypeVar("T")
 
-_QUERY_INTERRUPTED = "Query interrupted"
 
 # Two stores in one process may open a new file at the same moment; only one may migrate it.
 _MIGRATION_LOCK = threading.Lock()
@@ -119,7 +118,7 @@ class Connector:
                 raise problem from exc
             except RuntimeError as exc:
                 # DuckDB turns a Ctrl-C during a query in the main thread into this error
-                if str(exc) != _QUERY_INTERRUPTED:
+                if not is_query_interrupted(exc):
                     raise
                 raise KeyboardInterrupt from None
 

@@ -17,6 +17,14 @@ import duckdb
 
 from mixseek.errors import RuntimeFailure
 
+QUERY_INTERRUPTED = "Query interrupted"
+"""What DuckDB raises (a `RuntimeError`) when a Ctrl-C reaches the main thread during a query."""
+
+
+def is_query_interrupted(exc: BaseException) -> bool:
+    """Whether `exc` is DuckDB's form of a Ctrl-C: the caller hands it on as the interrupt it was."""
+    return type(exc) is RuntimeError and str(exc) == QUERY_INTERRUPTED
+
 
 class StorageError(RuntimeFailure):
     """The database file cannot be used as asked (a failure at run time, not the input's fault)."""

@@ -19,12 +19,13 @@ transaction as the leader_board row it summarises (see
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, get_args
 
 import duckdb
 
-from mixseek.storage.errors import SchemaVersionError
+from mixseek.storage.errors import SchemaVersionError, is_query_interrupted
 from mixseek.storage.models import ExecutionStatus, RoundStatusValue
 
 if TYPE_CHECKING:
@@ -333,8 +334,12 @@ def migrate(conn: DuckDBPyConnection, where: str, migrations: tuple[Migration, .
                 [migration.version, migration.description],
             )
         conn.commit()
-    except Exception as exc:
-        conn.rollback()
+    except BaseException as exc:
+        # a commit cut short (a Ctrl-C, a full disk) may leave no transaction to roll back
+        with contextlib.suppress(duckdb.Error):
+            conn.rollback()
+        if not isinstance(exc, Exception) or is_query_interrupted(exc):
+            raise
         raise SchemaVersionError(
             f"{where}: cannot upgrade database schema from version {found} to {latest}: {exc}"
         ) from exc
