@@ -233,7 +233,7 @@ def test_a_ctrl_c_during_the_upgrade_stays_an_interrupt(tmp_path: Path) -> None:
     """Not a SchemaVersionError ('cannot upgrade'), nor the rollback's own error (a traceback):
     the store hands DuckDB's interrupt on as the Ctrl-C it was."""
     conn = duckdb.connect(str(tmp_path / "db.duckdb"))
-    with pytest.raises(RuntimeError, match="^Query interrupted$"):
+    with pytest.raises(RuntimeError, match=r"^Query interrupted$"):
         migrate(_CommitCutShort(conn), "db.duckdb")  # type: ignore[arg-type]
     assert read_version(conn) == 0
     conn.close()
