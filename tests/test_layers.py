@@ -1,4 +1,4 @@
-"""Imports go one way, down the layers of DESIGN.md ("Layers and seams"), and never in a circle.
+"""Imports go one way, down the layers of the architecture (the LAYERS table below), and never in a circle.
 
 Every module under src/mixseek is parsed with `ast` (imports inside functions and under
 `TYPE_CHECKING` count: they are dependencies all the same) and mapped to its layer by its

@@ -9,7 +9,7 @@ To change the schema, append `Migration(version=N + 1, ...)` to
 `MIGRATIONS`; never edit a migration that has been released, since files
 in users' workspaces already carry it.
 
-Deviations from seed 004, per DESIGN.md decisions 1 and 2: every table has
+Deviations from seed 004 (the project's design decisions 1 and 2): every table has
 `execution_id` and uniqueness is per `(execution_id, team_id,
 round_number)`; scores are 0–100. `team_standings` is not in the seeds: it
 holds each team's best score per execution, rewritten inside the same
