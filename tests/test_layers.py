@@ -44,7 +44,7 @@ LAYERS: dict[str, tuple[int, str]] = {
     # front ends show, over the store's read model.
     "report": (4, "API and engine"),
     # `mixseek bench`: runs of the API over a task set, and the statistics of their results.
-    "bench": (4, "API and engine"),
+    "tasksets": (4, "API and engine"),
     "round_controller": (3, "round controller"),
     "agents": (2, "components"),
     "evaluator": (2, "components"),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mixseek.bench.report import RunOutcome, build_report
-from mixseek.bench.tasks import load_tasks
+from mixseek.tasksets.report import RunOutcome, build_report
+from mixseek.tasksets.tasks import load_tasks
 
 
 def test_unscored_team_counts_as_zero_and_a_run_nobody_scored_is_left_out(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """`mixseek bench TASKS.jsonl`: run the workspace's teams on every task, N times, and report
-which set-up is better with evidence (see `mixseek.bench`).
+which set-up is better with evidence (see `mixseek.tasksets`).
 
 The task file is checked whole before anything starts (a bad line: one error naming the file
 and line, exit 2). Each run is an ordinary execution through the Python API, stored and listed
@@ -31,9 +31,9 @@ from mixseek.exit_codes import ExitCode
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mixseek.bench.report import BenchReport
-    from mixseek.bench.runner import RunStep
-    from mixseek.bench.tasks import TaskSet
+    from mixseek.tasksets.report import BenchReport
+    from mixseek.tasksets.runner import RunStep
+    from mixseek.tasksets.tasks import TaskSet
     from mixseek.config.bundle import TeamEntry
     from mixseek.config.workspace import Workspace
     from mixseek.storage.aggregation_store import AggregationStore
@@ -86,8 +86,8 @@ def bench_command(
     import asyncio  # here: `mixseek --help` needs neither an event loop nor the engine
 
     from mixseek.api import Mixseek
-    from mixseek.bench.runner import open_bench, run_bench
-    from mixseek.bench.tasks import load_tasks
+    from mixseek.tasksets.runner import open_bench, run_bench
+    from mixseek.tasksets.tasks import load_tasks
     from mixseek.config.bundle import load_execution_config
     from mixseek.config.workspace import resolve_workspace
     from mixseek.orchestrator.preflight import reference_problems
@@ -169,8 +169,8 @@ def _conclude(result: BenchReport, ws: Workspace) -> None:
 async def _report(
     store: AggregationStore, bench: BenchRecord, tasks: TaskSet, teams: Sequence[TeamEntry]
 ) -> BenchReport:
-    from mixseek.bench.report import build_report
-    from mixseek.bench.results import collect
+    from mixseek.tasksets.report import build_report
+    from mixseek.tasksets.results import collect
 
     outcomes, missing, names = await collect(store, bench, tasks)
     configured = {entry.config.team_id: entry.config.team_name for entry in teams}
@@ -192,11 +192,11 @@ def _emit(result: BenchReport, output_format: str, output: Path | None, force: b
     if output_format == "json":
         text = json_text(result.as_json()) + "\n"
     elif output_format == "html":
-        from mixseek.bench.html import render_html
+        from mixseek.tasksets.html import render_html
 
         text = render_html(result)
     elif output_format == "markdown":
-        from mixseek.bench.markdown import render_markdown
+        from mixseek.tasksets.markdown import render_markdown
 
         text = render_markdown(result)
     else:

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mixseek.bench.markdown import excerpt, interval
-from mixseek.bench.report import LEVEL, BenchReport
+from mixseek.tasksets.markdown import excerpt, interval
+from mixseek.tasksets.report import LEVEL, BenchReport
 
 
 def _table(title: str, headers: list[str], numeric: range) -> Table:

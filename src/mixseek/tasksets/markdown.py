@@ -11,7 +11,7 @@ import html
 import re
 from collections.abc import Sequence
 
-from mixseek.bench.report import EXCERPT_CHARS, LEVEL, BenchReport, Interval
+from mixseek.tasksets.report import EXCERPT_CHARS, LEVEL, BenchReport, Interval
 from mixseek.text_safety import strip_controls
 
 # inline markup a table cell could hold: code, emphasis, links and images, cell breaks, strike-through

@@ -21,7 +21,7 @@ from itertools import combinations
 from statistics import fmean
 from typing import Any
 
-from mixseek.bench.tasks import TaskSet
+from mixseek.tasksets.tasks import TaskSet
 from mixseek.exit_codes import ExitCode
 from mixseek.stats import bootstrap_mean_ci, sign_test
 

@@ -4,8 +4,8 @@ autoescape on every variable."""
 
 from __future__ import annotations
 
-from mixseek.bench.markdown import excerpt, interval
-from mixseek.bench.report import LEVEL, BenchReport
+from mixseek.tasksets.markdown import excerpt, interval
+from mixseek.tasksets.report import LEVEL, BenchReport
 from mixseek.report.html import CONTENT_SECURITY_POLICY, TEMPLATES
 from mixseek.text_safety import strip_controls
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from mixseek.api import Mixseek
-from mixseek.bench.tasks import BenchTask, TaskSet
+from mixseek.tasksets.tasks import BenchTask, TaskSet
 from mixseek.errors import InputError
 from mixseek.orchestrator.events import TeamRoundFinished
 from mixseek.orchestrator.models import ExecutionSummary

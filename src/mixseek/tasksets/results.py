@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mixseek.bench.report import Answer, RunOutcome
-from mixseek.bench.runner import plan
-from mixseek.bench.tasks import TaskSet
+from mixseek.tasksets.report import Answer, RunOutcome
+from mixseek.tasksets.runner import plan
+from mixseek.tasksets.tasks import TaskSet
 from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.bench_store import BenchRecord, BenchStore
