@@ -153,13 +153,22 @@ def bwrap_command(
     ``userns_fds`` = (block fd, info fd) when the parent writes the id maps itself (as root), else
     bwrap maps the caller's own id. ``script_fd`` is read into ``/sandbox/main.py``.
     """
-    argv = [bwrap, "--unshare-user"]
+    argv = [bwrap, *_namespace_args(userns_fds)]
+    for name, value in environment.items():
+        argv += ["--setenv", name, value]
+    return argv + _mount_args(layout, str(tmpfs_bytes), script_fd) + inner
+
+
+def _namespace_args(userns_fds: tuple[int, int] | None) -> list[str]:
+    """The namespaces to unshare and how the user namespace gets its id maps."""
+    argv = ["--unshare-user"]
     if userns_fds is not None:
         block_fd, info_fd = userns_fds
         argv += ["--userns-block-fd", str(block_fd), "--info-fd", str(info_fd)]
     else:
         argv.append("--disable-userns")  # bwrap refuses it with --userns-block-fd
-    argv += [
+    return [
+        *argv,
         "--unshare-pid",
         "--unshare-net",
         "--unshare-ipc",
@@ -169,8 +178,11 @@ def bwrap_command(
         "--new-session",
         "--clearenv",
     ]
-    for name, value in environment.items():
-        argv += ["--setenv", name, value]
+
+
+def _mount_args(layout: PythonLayout, size: str, script_fd: int) -> list[str]:
+    """The sandbox's file system: read-only system and interpreter, tmpfs work dir, the script."""
+    argv: list[str] = []
     for path in _SYSTEM_DIRS:
         if os.path.islink(path):
             argv += ["--symlink", os.readlink(path), path]
@@ -178,7 +190,6 @@ def bwrap_command(
             argv += ["--ro-bind", path, path]
     for path in _SYSTEM_FILES:
         argv += [*_parents(path), "--ro-bind-try", path, path]
-    size = str(tmpfs_bytes)
     # A Python installed under /tmp (a venv in a temporary checkout) needs a real /tmp to be bound
     # into: then /tmp is a tmpfs of its own instead of a link to the work dir.
     tmp_is_bound = any(path == "/tmp" or path.startswith("/tmp/") for path in layout.directories)
@@ -186,7 +197,8 @@ def bwrap_command(
         argv += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
     for path in layout.directories:
         argv += [*_parents(path), "--ro-bind", path, path]
-    argv += [
+    return [
+        *argv,
         "--proc",
         "/proc",
         "--dev",
@@ -217,4 +229,3 @@ def bwrap_command(
         "--chdir",
         WORKDIR,
     ]
-    return argv + inner

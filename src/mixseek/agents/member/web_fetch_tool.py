@@ -563,14 +563,10 @@ def _to_text(body: bytes, charset: str, kind: str, complete: bool) -> tuple[str 
     return None, decoded
 
 
-async def _build_result(
-    response: httpx.Response,
-    url: httpx.URL,
-    requested: str,
-    redirects: list[str],
-    options: WebFetchOptions,
-    shown: str,
-) -> FetchResult:
+def _media_kind(
+    response: httpx.Response, url: httpx.URL, shown: str
+) -> tuple[str, dict[str, str], str | None]:
+    """Refuse an error status or a non-text type; the media type, its parameters and kind (None: sniff)."""
     status = response.status_code
     if status >= 400:
         status_text = f"{status} {response.reason_phrase or _phrase(status)}".strip()
@@ -589,6 +585,27 @@ async def _build_result(
             kind="unsupported_content_type",
             url=str(url),
         )
+    return media_type, params, kind
+
+
+def _content_length(headers: httpx.Headers) -> int | None:
+    if headers.get("content-encoding", "identity").lower() not in ("", "identity"):
+        return None  # the header counts compressed bytes, bytes_read counts decoded ones
+    try:
+        return int(headers["content-length"])
+    except (KeyError, ValueError):
+        return None
+
+
+async def _build_result(
+    response: httpx.Response,
+    url: httpx.URL,
+    requested: str,
+    redirects: list[str],
+    options: WebFetchOptions,
+    shown: str,
+) -> FetchResult:
+    media_type, params, kind = _media_kind(response, url, shown)
     body, body_truncated = await _read_body(response, options.max_bytes, url, shown)
     if kind is None:
         kind = _sniff_kind(body)
@@ -612,29 +629,20 @@ async def _build_result(
         title, text = _to_text(body, charset, kind, not body_truncated)
     total_chars = len(text)
     text_truncated = total_chars > options.max_chars
-    if text_truncated:
-        text = text[: options.max_chars]
-    content_length: int | None
-    try:
-        content_length = int(response.headers["content-length"])
-    except (KeyError, ValueError):
-        content_length = None
-    if response.headers.get("content-encoding", "identity").lower() not in ("", "identity"):
-        content_length = None  # the header counts compressed bytes, bytes_read counts decoded ones
     return FetchResult(
         requested_url=requested,
         final_url=str(url),
         redirects=redirects,
-        status_code=status,
+        status_code=response.status_code,
         content_type=media_type,
         charset=charset if charset != "utf-8-sig" else "utf-8",
         title=title,
-        text=text,
+        text=text[: options.max_chars],
         truncated=body_truncated or text_truncated,
         body_truncated=body_truncated,
         text_truncated=text_truncated,
         bytes_read=len(body),
-        content_length=content_length,
+        content_length=_content_length(response.headers),
         total_chars=total_chars,
         max_bytes=options.max_bytes,
         max_chars=options.max_chars,

@@ -51,6 +51,7 @@ from mixseek.llm.local_model.engine import (
     get_engine,
 )
 from mixseek.llm.local_model.plan import (
+    DecodedReply,
     answered_call_keys,
     build_plan,
     call_key,
@@ -226,6 +227,20 @@ class LlamaCppModel(Model):
             usage = usage + _usage(generation)
 
         parts, echoes = clean_parts(decoded.parts, protected, cut=generation.finish_reason == "length")
+        response = ModelResponse(
+            parts=parts,
+            usage=usage,
+            model_name=self.model_name,
+            provider_name=self.system,
+            finish_reason=generation.finish_reason,
+            provider_details=self._details(details, decoded, generation, echoes),
+        )
+        return response, params
+
+    def _details(
+        self, details: dict[str, Any], decoded: DecodedReply, generation: Generation, echoes: int
+    ) -> dict[str, Any]:
+        """Add what the reply needed (removed echoes, range notes, repairs) and timings to `details`."""
         if echoes:
             logger.info(
                 "local model %s: copies of its instructions removed from %d texts", self.model_name, echoes
@@ -243,15 +258,7 @@ class LlamaCppModel(Model):
             details["repaired_json"] = True
         if generation.omitted_turns:
             details["omitted_messages"] = generation.omitted_turns
-        response = ModelResponse(
-            parts=parts,
-            usage=usage,
-            model_name=self.model_name,
-            provider_name=self.system,
-            finish_reason=generation.finish_reason,
-            provider_details=details,
-        )
-        return response, params
+        return details
 
     async def _generate(self, request: GenerationRequest, timeout: float | None) -> Generation:
         engine = self._engine
