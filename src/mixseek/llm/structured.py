@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, RunUsage, UsageLimitExceeded
 from pydantic_ai.models import Model
 
+from mixseek.errors import RuntimeFailure, describe_exception
+from mixseek.llm.factory import create_model
 from mixseek.llm.retrying import RetryingModel
 from mixseek.llm.settings import build_model_settings
 
@@ -36,3 +39,58 @@ def structured_agent(
         retries=max_retries,
         name=name,
     )
+
+
+class JudgeSettings(Protocol):
+    """The settings of a judge with a file of its own (the judgment, the pairwise judge)."""
+
+    model: str | Model
+    system_instruction: str | None
+    max_retries: int
+    temperature: float | None
+    max_tokens: int | None
+    timeout_seconds: float
+
+
+class JudgeError(RuntimeFailure):
+    """A judge's model call failed after its retries."""
+
+
+@dataclass(frozen=True)
+class Judged(Generic[OutputT]):
+    output: OutputT
+    usage: RunUsage
+
+
+class StructuredJudge(Generic[OutputT]):
+    """A judge model that must answer `output_type`, its requests counted under `site`, built under
+    the caller's model wrappers (governor, retry timing); a failed call raises `error`."""
+
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        output_type: type[OutputT],
+        site: str,
+        instructions: str,
+        error: type[JudgeError],
+    ) -> None:
+        self.site, self.error = site, error
+        self.agent: Agent[None, OutputT] = structured_agent(
+            create_model(settings.model, role=site),
+            output_type,
+            instructions=settings.system_instruction or instructions,
+            name=site.replace(" ", "_"),
+            max_retries=settings.max_retries,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            timeout_seconds=settings.timeout_seconds,
+        )
+
+    async def ask(self, prompt: str) -> Judged[OutputT]:
+        try:
+            result = await self.agent.run(prompt)
+        except UsageLimitExceeded:
+            raise  # the execution's budget, not this judge, stopped it
+        except Exception as exc:
+            raise self.error(f"{self.site} failed: {describe_exception(exc)}") from exc
+        return Judged(result.output, result.usage)

@@ -190,11 +190,11 @@ class PairwiseStage:
                 team_b=b.team_id,
                 round_a=a.round_number,
                 round_b=b.round_number,
-                verdict_a_first=first.verdict.winner,
-                verdict_b_first=second.verdict.winner,
-                outcome=swap_outcome(first.verdict.winner, second.verdict.winner),
-                reasoning_a_first=first.verdict.reasoning,
-                reasoning_b_first=second.verdict.reasoning,
+                verdict_a_first=first.output.winner,
+                verdict_b_first=second.output.winner,
+                outcome=swap_outcome(first.output.winner, second.output.winner),
+                reasoning_a_first=first.output.reasoning,
+                reasoning_b_first=second.output.reasoning,
             )
             await self.store.save_pairwise_comparison(
                 execution_id, comparison, model_calls=self.governor.ledger.take_unsaved_rows()

@@ -9,18 +9,15 @@ cannot close, and the instruction tells the judge not to follow what they say.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from pydantic_ai import Agent, RunUsage, UsageLimitExceeded
 
 from mixseek.config.pairwise import PairwiseSettings
-from mixseek.errors import RuntimeFailure, describe_exception
-from mixseek.llm import create_model, wrap_models
+from mixseek.llm import wrap_models
 from mixseek.llm.governor import Governor
 from mixseek.llm.retrying import RetryTiming, retry_timing
-from mixseek.llm.structured import structured_agent
+from mixseek.llm.structured import Judged, JudgeError, StructuredJudge
 
 SITE = "pairwise judge"
 """The call site the stage's model requests are counted under (`runs show`'s usage by site)."""
@@ -44,17 +41,8 @@ class PairwiseVerdict(BaseModel):
     reasoning: str = Field(description="判定の理由")
 
 
-@dataclass
-class VerdictResult:
-    verdict: PairwiseVerdict
-    usage: RunUsage = field(default_factory=RunUsage)
-
-
-class PairwiseJudgeError(RuntimeFailure):
+class PairwiseJudgeError(JudgeError):
     """The pairwise judge's model call failed after its retries."""
-
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(f"pairwise judge failed: {describe_exception(cause)}")
 
 
 def fenced(content: str) -> str:
@@ -86,31 +74,16 @@ def swap_outcome(verdict_a_first: str, verdict_b_first: str) -> float:
     return a_first if a_first == b_first else 0.5
 
 
-class PairwiseJudge:
+class PairwiseJudge(StructuredJudge[PairwiseVerdict]):
     """One structured-output call per order of a pair."""
 
     def __init__(self, settings: PairwiseSettings) -> None:
-        self.settings = settings
-        model = create_model(settings.model, role=SITE)
-        self.agent: Agent[None, PairwiseVerdict] = structured_agent(
-            model,
-            PairwiseVerdict,
-            instructions=settings.system_instruction or DEFAULT_PAIRWISE_SYSTEM_INSTRUCTION,
-            name="pairwise_judge",
-            max_retries=settings.max_retries,
-            temperature=settings.temperature,
-            max_tokens=settings.max_tokens,
-            timeout_seconds=settings.timeout_seconds,
+        super().__init__(
+            settings, PairwiseVerdict, SITE, DEFAULT_PAIRWISE_SYSTEM_INSTRUCTION, PairwiseJudgeError
         )
 
-    async def judge(self, user_prompt: str, first: str, second: str) -> VerdictResult:
-        try:
-            result = await self.agent.run(comparison_prompt(user_prompt, first, second))
-        except UsageLimitExceeded:
-            raise  # the execution's budget, not this comparison, stopped it
-        except Exception as exc:
-            raise PairwiseJudgeError(exc) from exc
-        return VerdictResult(result.output, result.usage)
+    async def judge(self, user_prompt: str, first: str, second: str) -> Judged[PairwiseVerdict]:
+        return await self.ask(comparison_prompt(user_prompt, first, second))
 
 
 def build_pairwise_judge(

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
-from pydantic_ai import Agent, RunUsage, UsageLimitExceeded
 
 from mixseek.config.judgment import JudgmentSettings
-from mixseek.errors import RuntimeFailure, describe_exception
-from mixseek.llm import create_model
-from mixseek.llm.structured import structured_agent
+from mixseek.llm.structured import Judged, JudgeError, StructuredJudge
 from mixseek.prompt_builder.models import RoundPromptContext
 
 DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION = (
@@ -32,43 +28,19 @@ class JudgmentOutput(BaseModel):
     confidence_score: float = Field(ge=0.0, le=1.0, description="判定の確信度（0〜1）")
 
 
-@dataclass
-class JudgmentResult:
-    output: JudgmentOutput
-    usage: RunUsage = field(default_factory=RunUsage)
-
-
-class JudgmentError(RuntimeFailure):
+class JudgmentError(JudgeError):
     """The judgment's model call failed after its retries."""
 
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(f"judgment failed: {describe_exception(cause)}")
 
-
-class JudgmentClient:
+class JudgmentClient(StructuredJudge[JudgmentOutput]):
     """One structured-output call per team per round."""
 
     def __init__(self, settings: JudgmentSettings, render_prompt: JudgmentPromptRenderer) -> None:
+        super().__init__(
+            settings, JudgmentOutput, "judgment", DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION, JudgmentError
+        )
         self.settings = settings
         self.render_prompt = render_prompt
-        model = create_model(settings.model, role="judgment")
-        self.agent: Agent[None, JudgmentOutput] = structured_agent(
-            model,
-            JudgmentOutput,
-            instructions=settings.system_instruction or DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION,
-            name="judgment",
-            max_retries=settings.max_retries,
-            temperature=settings.temperature,
-            max_tokens=settings.max_tokens,
-            timeout_seconds=settings.timeout_seconds,
-        )
 
-    async def judge(self, context: RoundPromptContext) -> JudgmentResult:
-        prompt = await self.render_prompt(context)
-        try:
-            result = await self.agent.run(prompt)
-        except UsageLimitExceeded:
-            raise  # the execution's budget, not this judgment, stopped it
-        except Exception as exc:
-            raise JudgmentError(exc) from exc
-        return JudgmentResult(output=result.output, usage=result.usage)
+    async def judge(self, context: RoundPromptContext) -> Judged[JudgmentOutput]:
+        return await self.ask(await self.render_prompt(context))
