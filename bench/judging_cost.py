@@ -49,14 +49,14 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from mixseek.api import Mixseek
-from mixseek.tasksets.report import build_report
-from mixseek.tasksets.results import collect
-from mixseek.tasksets.runner import RunStep, open_bench, run_bench
-from mixseek.tasksets.tasks import load_tasks
 from mixseek.config.bundle import load_execution_config
 from mixseek.config.workspace import Workspace
 from mixseek.llm import override_models
 from mixseek.storage.aggregation_store import AggregationStore
+from mixseek.tasksets.report import build_report
+from mixseek.tasksets.results import collect
+from mixseek.tasksets.runner import RunStep, open_bench, run_bench
+from mixseek.tasksets.tasks import load_tasks
 
 PROMPT = "Propose three measures against rising cloud costs."
 

@@ -9,8 +9,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from mixseek.cli.runs_export import cell
-from mixseek.report.markdown_escape import code_block, code_span, inline
+from mixseek.report.markdown_escape import Trusted, cell, code_block, code_span, inline, table
 
 HOSTILE = [
     "<script>window.__xss=1</script>",
@@ -70,3 +69,21 @@ def test_a_table_cell_keeps_its_text_in_its_cell() -> None:
     rendered = permissive().render(f"| a | b |\n|---|---|\n{row}\n")
     assert "<td>&lt;b&gt;x&lt;/b&gt; | [y](javascript:z)</td>" in rendered
     assert "<td>two<br>lines</td>" in rendered
+
+
+TABLE_HOSTILE = [*HOSTILE, "**b** _i_ ~~s~~ *j*", "> quoted\ttab", "a\x1b[2Jb"]
+
+
+@pytest.mark.parametrize("text", TABLE_HOSTILE)
+def test_every_table_header_and_cell_renders_as_itself(text: str) -> None:
+    """`table`, the one writer of every Markdown table (runs export, bench, judges calibrate)."""
+    rendered = permissive().enable("strikethrough").render("\n".join(table(["h", text], [[text, 1]])))
+    cells = re.findall(r"<t([hd])>([^<]*)</t\1>", rendered)
+    shown = text.replace("\x1b[2J", "")
+    assert [html.unescape(content) for _, content in cells] == ["h", shown, shown, "1"], rendered
+
+
+def test_a_table_keeps_line_breaks_in_their_cell_and_trusted_figures_as_written() -> None:
+    lines = table(["a", "b"], [["two\r\nlines\nthree", Trusted("0.50 [0.25, 0.75]")]], ["---", "---:"])
+    assert lines == ["| a | b |", "|---|---:|", "| two<br>lines<br>three | 0.50 [0.25, 0.75] |"]
+    assert cell("a|b `c` <i>&") == "a\\|b \\`c\\` &lt;i&gt;&amp;"

@@ -31,13 +31,13 @@ from mixseek.exit_codes import ExitCode
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mixseek.tasksets.report import BenchReport
-    from mixseek.tasksets.runner import RunStep
-    from mixseek.tasksets.tasks import TaskSet
     from mixseek.config.bundle import TeamEntry
     from mixseek.config.workspace import Workspace
     from mixseek.storage.aggregation_store import AggregationStore
     from mixseek.storage.bench_store import BenchRecord
+    from mixseek.tasksets.report import BenchReport
+    from mixseek.tasksets.runner import RunStep
+    from mixseek.tasksets.tasks import TaskSet
 
 BENCH_FORMATS = ("text", "json", "markdown", "html")
 
@@ -86,13 +86,13 @@ def bench_command(
     import asyncio  # here: `mixseek --help` needs neither an event loop nor the engine
 
     from mixseek.api import Mixseek
-    from mixseek.tasksets.runner import open_bench, run_bench
-    from mixseek.tasksets.tasks import load_tasks
     from mixseek.config.bundle import load_execution_config
     from mixseek.config.workspace import resolve_workspace
     from mixseek.orchestrator.preflight import reference_problems
     from mixseek.storage.aggregation_store import AggregationStore
     from mixseek.storage.health import check_store
+    from mixseek.tasksets.runner import open_bench, run_bench
+    from mixseek.tasksets.tasks import load_tasks
 
     if output_format not in BENCH_FORMATS:
         raise InputError(f"--format: must be 'text', 'json', 'markdown' or 'html' (got '{output_format}')")

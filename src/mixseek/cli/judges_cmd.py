@@ -141,15 +141,8 @@ def print_table(console: Console, report: CalibrationReport) -> None:
 
 
 def markdown(report: CalibrationReport) -> str:
-    from mixseek.cli.runs_export import cell
+    from mixseek.report.markdown_escape import table
 
-    lines = [
-        "# Judges against human scores",
-        "",
-        f"{_summary(report)}; {NOTE}.",
-        "",
-        "| " + " | ".join(HEADERS) + " |",
-        "|" + "|".join("---" if i < 2 else "---:" for i in range(len(HEADERS))) + "|",
-    ]
-    lines += ["| " + " | ".join(cell(value) for value in cells(row)) + " |" for row in shown(report)]
-    return "\n".join(lines) + "\n"
+    rule = ["---" if i < 2 else "---:" for i in range(len(HEADERS))]
+    rows = table(HEADERS, [cells(row) for row in shown(report)], rule)
+    return "\n".join(["# Judges against human scores", "", f"{_summary(report)}; {NOTE}.", "", *rows]) + "\n"

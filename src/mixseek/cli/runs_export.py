@@ -13,7 +13,7 @@ from mixseek.cli.text_layout import score_text
 from mixseek.report import pairwise as pairwise_rows
 from mixseek.report.agreement import AGREEMENT_HEADER, agreement_rows, flagged_lines
 from mixseek.report.content import without_controls
-from mixseek.report.markdown_escape import code_block, code_span, inline
+from mixseek.report.markdown_escape import Trusted, code_block, code_span, inline, table
 from mixseek.storage.views import (
     ExecutionView,
     MemberAnswer,
@@ -25,12 +25,6 @@ from mixseek.storage.views import (
 )
 
 # -- markdown ------------------------------------------------------------------------
-
-
-def cell(value: object) -> str:
-    """A Markdown table cell of inert text (`inline`): pipes escaped, line breaks kept as <br>."""
-    text = "" if value is None else str(value).replace("\r\n", "\n")
-    return inline(text).replace("|", "\\|").replace("\n", "<br>")
 
 
 def line(value: object) -> str:
@@ -102,12 +96,6 @@ def metric_rows(name: str, metric: MetricScore) -> list[list[str]]:
     return rows
 
 
-def _table(headers: list[str], rows: list[list[object]]) -> list[str]:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return lines
-
-
 def leaderboard_rows(ranking: Sequence[RankingEntry]) -> list[list[object]]:
     return [
         [i, f"{e.team_name} ({e.team_id})", score_text(e.max_score), e.total_rounds]
@@ -126,9 +114,9 @@ def _agreement_section(view: ExecutionView) -> list[str]:
     """Judge panels' agreement and the rounds their judges disagreed on; nothing without panels."""
     if not view.agreement:
         return []
-    rows: list[list[object]] = [list(row) for row in agreement_rows(view)]
+    rows: list[list[object]] = [[*row[:-1], Trusted(row[-1])] for row in agreement_rows(view)]  # spread > N
     out = ["## Judge agreement", "", "Krippendorff's alpha (interval data).", ""]
-    out += [*_table(AGREEMENT_HEADER, rows), ""]
+    out += [*table(AGREEMENT_HEADER, rows), ""]
     flagged = flagged_lines(view)
     out += [*(f"- flagged: {line(text)}" for text in flagged), ""] if flagged else []
     return out
@@ -142,14 +130,14 @@ def _pairwise_markdown(view: ExecutionView) -> list[str]:
     out = ["## Pairwise ranking", "", line(pairwise_rows.heading(pairwise)), ""]
     if pairwise.ranking:
         standings: list[list[object]] = [list(row) for row in pairwise_rows.standing_rows(pairwise)]
-        out += [*_table(pairwise_rows.STANDING_HEADERS, standings), ""]
+        out += [*table(pairwise_rows.STANDING_HEADERS, standings), ""]
     if pairwise.comparisons:
         rows: list[list[object]] = [
             [*row, c.reasoning_a_first, c.reasoning_b_first]
             for row, c in zip(pairwise_rows.comparison_rows(pairwise), pairwise.comparisons, strict=True)
         ]
         headers = [*pairwise_rows.COMPARISON_HEADERS, "reason (a first)", "reason (b first)"]
-        out += [*_table(headers, rows), ""]
+        out += [*table(headers, rows), ""]
     return out
 
 
@@ -177,7 +165,7 @@ def markdown_report(view: ExecutionView) -> str:
         "",
         "## Leaderboard",
         "",
-        *_table(["#", "team", "best score", "rounds"], leaderboard_rows(view.leaderboard)),
+        *table(["#", "team", "best score", "rounds"], leaderboard_rows(view.leaderboard)),
         "",
     ]
     out += _pairwise_markdown(view)
@@ -208,7 +196,7 @@ def markdown_report(view: ExecutionView) -> str:
                 out += [f"status: {line(r.status)}{': ' + line(r.error) if r.error else ''}", ""]
             if r.metrics:
                 rows = [row for m, v in r.metrics.items() for row in _metric_rows(m, v)]
-                out += [*_table(["metric", "score", "comment"], rows), ""]
+                out += [*table(["metric", "score", "comment"], rows), ""]
             out += [
                 f"- judgment: {line(judgment_text(r.judgment))}",
                 f"- members: {r.members.succeeded} succeeded, {r.members.failed} failed",
@@ -221,5 +209,5 @@ def markdown_report(view: ExecutionView) -> str:
     site_rows: list[list[object]] = [
         [site, u.requests, u.input_tokens, u.output_tokens] for site, u in view.usage_by_site.items()
     ]
-    out += _table(["site", "requests", "input tokens", "output tokens"], site_rows)
+    out += table(["site", "requests", "input tokens", "output tokens"], site_rows)
     return "\n".join(out) + "\n"

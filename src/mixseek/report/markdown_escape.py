@@ -1,32 +1,61 @@
-"""Untrusted text written into a Markdown file so that no renderer makes markup of it.
+"""Untrusted text written into a Markdown file so that no renderer makes markup of it: the escaping
+of every Markdown mixseek writes (`runs export`, `bench`, `judges calibrate`).
 
 Renderers differ: CommonMark viewers pass raw HTML through unless told not to, some render
 `[x](javascript:...)` as a link, and fenced code blocks are plain paragraphs to the original
-Markdown.pl and to Python-Markdown without its extension. So model text is written in the two forms
-every dialect reads alike:
+Markdown.pl and to Python-Markdown without its extension. So model text is written in forms every
+dialect reads alike:
 
-- inline (`inline`): `&` and `<` as character references, so no tag, comment or autolink can start
-  (`>` alone opens nothing and stays readable), and a backslash before `\\`, `` ` ``, `[` and `]`, so
-  no link, image, link definition or code span can form and the text reads as it was typed;
+- on a line (`inline`): `&` and `<` as character references, so no tag, comment or autolink can
+  start, and a backslash before `\\`, `` ` ``, `[` and `]`, so no link, image, link definition or
+  code span can form; emphasis (`*`, `_`) renders as nothing active and keeps names readable;
+- in a table (`table`, `cell`): without control characters, `>` as a reference too, a backslash
+  also before `*`, `_`, `|` and `~`, and line breaks as `<br>`, so the text stays in its cell and
+  shows no emphasis or strike-through;
 - a block (`code_block`): an indented code block, which every dialect shows verbatim, escaped.
-
-Emphasis (`*`, `_`) is left alone: it renders as emphasis, never as anything active, and keeps the
-file readable.
 """
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Sequence
+
+from mixseek.text_safety import strip_controls
 
 _BACKSLASHED = re.compile(r"([\\`\[\]])")
+_IN_CELL = re.compile(r"([\\`*_\[\]|~])")
 _BACKTICKS = re.compile(r"`+")
 INDENT = "    "
+
+
+class Trusted(str):
+    """Markdown mixseek wrote itself (figures, intervals): a table writes it as it is."""
+
+    __slots__ = ()
 
 
 def inline(value: object) -> str:
     """`value` as Markdown text that renders as itself: no HTML, link, image or code span."""
     text = "" if value is None else str(value)
     return _BACKSLASHED.sub(r"\\\1", text.replace("&", "&amp;").replace("<", "&lt;"))
+
+
+def cell(value: object) -> str:
+    """`value` as inert text in a table cell, on the row's one line (a `Trusted` value as it is)."""
+    if isinstance(value, Trusted):
+        return value
+    text = "" if value is None else strip_controls(str(value))
+    return _IN_CELL.sub(r"\\\1", html.escape(text, quote=False)).replace("\n", "<br>")
+
+
+def table(headers: Sequence[object], rows: Sequence[Sequence[object]], rule: Sequence[str] = ()) -> list[str]:
+    """A Markdown table, every header and cell written by `cell`; `rule` aligns columns (`---:`)."""
+    lines = [
+        "| " + " | ".join(cell(v) for v in headers) + " |",
+        "|" + "|".join(rule or ["---"] * len(headers)) + "|",
+    ]
+    return lines + ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
 
 
 def code_block(content: str) -> str:

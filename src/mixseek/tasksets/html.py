@@ -4,9 +4,9 @@ autoescape on every variable."""
 
 from __future__ import annotations
 
+from mixseek.report.html import CONTENT_SECURITY_POLICY, TEMPLATES
 from mixseek.tasksets.markdown import excerpt, interval
 from mixseek.tasksets.report import LEVEL, BenchReport
-from mixseek.report.html import CONTENT_SECURITY_POLICY, TEMPLATES
 from mixseek.text_safety import strip_controls
 
 

@@ -21,9 +21,9 @@ from itertools import combinations
 from statistics import fmean
 from typing import Any
 
-from mixseek.tasksets.tasks import TaskSet
 from mixseek.exit_codes import ExitCode
 from mixseek.stats import bootstrap_mean_ci, sign_test
+from mixseek.tasksets.tasks import TaskSet
 
 LEVEL = 0.95
 SAMPLES = 2000

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from mixseek.tasksets.report import Answer, RunOutcome
-from mixseek.tasksets.runner import plan
-from mixseek.tasksets.tasks import TaskSet
 from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.bench_store import BenchRecord, BenchStore
 from mixseek.storage.views import BestSubmission
+from mixseek.tasksets.report import Answer, RunOutcome
+from mixseek.tasksets.runner import plan
+from mixseek.tasksets.tasks import TaskSet
 
 
 async def collect(

@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from mixseek.api import Mixseek
-from mixseek.tasksets.tasks import BenchTask, TaskSet
 from mixseek.errors import InputError
 from mixseek.orchestrator.events import TeamRoundFinished
 from mixseek.orchestrator.models import ExecutionSummary
@@ -26,6 +25,7 @@ from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES, new_execution_
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.bench_store import BenchRecord, BenchStore
 from mixseek.storage.models import ExecutionStatus
+from mixseek.tasksets.tasks import BenchTask, TaskSet
 
 Action = Literal["start", "resume", "round_failed", "done"]
 
