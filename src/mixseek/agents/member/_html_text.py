@@ -1,26 +1,15 @@
 """HTML → readable plain text for the web-fetch tool.
 
-`html_to_text` keeps what a reader sees: the text of the body, one block
-element per line, a blank line around paragraphs and headings, list items as
-`- item` or `1. item` (nested lists indented), the cells of a table row on one
-line separated by ` | `, `<pre>` kept verbatim. Scripts, styles, `<head>`,
-`<noscript>`, `<template>`, `<svg>` and similar non-content elements are
-dropped; the document `<title>` is returned separately. Entities are decoded
-and runs of whitespace collapse to one space.
+`html_to_text` keeps what a reader sees: one block per line, list items as `- item` or `1. item`
+(nested lists indented), a table row a line with cells joined by ` | `, `<pre>` verbatim; scripts,
+styles, `<head>` and similar are dropped; the `<title>` is returned separately.
 
-It is built on the standard library's tokenizer rather than taken from a
-library: compared on news, documentation, table-heavy and legacy-encoded pages,
-the main-content extractors (trafilatura, resiliparse) dropped headlines, quote
-attributions and whole lists and flattened code blocks; html-text loses table
-columns and list markers; inscriptis pads tables and layout tables with spaces
-that the model's `max_chars` pay for; html2text is GPL; html-to-markdown, the
-one as good, is a 22 MB native module and answers in Markdown.
+Built on the standard tokenizer because, compared on real pages, trafilatura and resiliparse dropped
+headlines and lists, html-text loses table columns and list markers, inscriptis pads tables with
+spaces the model pays for, html2text is GPL and html-to-markdown is a 22 MB native module.
 
-`sniff_charset` finds the encoding a document declares for itself (a byte-order
-mark, `<meta charset>`, `<meta http-equiv="Content-Type">` or the XML
-declaration), for when the HTTP header does not name one; w3lib reads the
-declarations and maps labels the way browsers do (`Shift_JIS` is decoded as
-Windows-31J, `ISO-8859-1` as windows-1252, UTF-7 is refused).
+`sniff_charset` finds the encoding a document declares itself (BOM, `<meta>`, XML declaration);
+w3lib maps labels as browsers do (`Shift_JIS` as Windows-31J, `ISO-8859-1` as windows-1252).
 """
 
 from __future__ import annotations

@@ -1,40 +1,24 @@
-"""Bootstrap of the code-exec sandbox: a small supervisor that starts the user's script under limits
-and leaves no process of it behind.
+"""Bootstrap of the code-exec sandbox: start the user's script under limits, leave no process behind.
 
-`code_exec_tool.run_python` starts this file as a script, not as an import, with the target interpreter
-(inside bubblewrap, or as a plain process)::
+Run as a script (not imported) by the target interpreter::
 
     python -I -S _sandbox_child.py STATUS_FD WATCH_PID AS_BYTES CPU_SECONDS NOFILE NPROC USER \
         PROGRAM [ARG ...]
 
-This process stays as the *supervisor*: it marks itself a child subreaper (orphans of the script are
-re-parented to it, not to init, so a double-forked ``setsid`` daemon is still its descendant) and forks
-the *child*, which lowers its privileges (USER), sets the resource limits and replaces itself
-(`os.execv`) with ``PROGRAM ARG ...``; it stays in the supervisor's process group, which the parent
-kills as a whole at the end. Limits survive `execv` and are inherited by
-every process the script spawns; nothing runs between `fork` and the limits but this file. When the
-script exits -- or the supervisor gets SIGTERM (the parent's timeout), or the parent dies -- the
-supervisor SIGKILLs every remaining descendant, reaps them and reports the script's wait status.
+The supervisor is a child subreaper (a double-forked ``setsid`` daemon stays its descendant); its
+forked child sets the limits, lowers its privileges (USER) and execs PROGRAM. When the script ends, or
+on SIGTERM (the parent's timeout) or the parent's death, the supervisor SIGKILLs every descendant.
 
-Arguments:
+* STATUS_FD: lines ``R`` (about to exec), ``E<message>`` (the sandbox failed; exit 127) and
+  ``X<wait status>`` (the script ended, nothing of it is left); nothing: this file never ran.
+* WATCH_PID: the parent's pid, watched by the parent-death signal (0: none).
+* NPROC: ``N`` (RLIMIT_NPROC in a fresh user namespace) or ``+N``, N more than the final real user id
+  runs now (RLIMIT_NPROC counts all its processes and threads).
+* USER: ``same``; ``nobody`` (uid/gid 65534, in bubblewrap started by root); ``real-nobody`` (a plain
+  process under root: real uid 65534 so that RLIMIT_NPROC applies, effective uid 0 so that an
+  interpreter under /root stays readable, no capability, so no CAP_SYS_PTRACE on the parent).
 
-* STATUS_FD -- a pipe to the parent. Lines written: ``R`` (the child set its limits and is about to
-  exec), ``E<message>`` (the sandbox could not be set up; exit status 127), ``X<wait status>`` (the
-  script ended; everything it left is dead). The parent tells "the interpreter never ran this file"
-  (nothing written) from "the sandbox failed" (``E``) from the user's own failures.
-* WATCH_PID -- the parent's pid: if it dies, the supervisor cleans up (parent-death signal). 0: don't.
-* NPROC -- ``N``: RLIMIT_NPROC of N (inside a fresh user namespace, where it counts only the sandbox's
-  processes); ``+N``: N more than the tasks the final real user id runs now (RLIMIT_NPROC counts every
-  process and thread of a user id, so a bare N could block or be blocked by the user's other work).
-* USER -- ``same``: keep the user id; ``nobody``: switch to uid/gid 65534 (inside bubblewrap started
-  by root, where 65534 is mapped to an unprivileged host id); ``real-nobody``: (a plain process started
-  by root) real uid 65534 so that the kernel's process limit applies (it exempts real uid 0), effective
-  uid 0 so that an interpreter under /root stays readable, and an empty capability bounding set so
-  that the script holds no capability -- in particular not CAP_SYS_PTRACE, which would let it read the
-  parent's environment.
-
-Kept free of third-party imports and of syntax newer than Python 3.8, because `python_executable`
-may name another interpreter than the one running mixseek.
+No third-party imports, no syntax newer than Python 3.8: `python_executable` may be another interpreter.
 """
 
 from __future__ import annotations

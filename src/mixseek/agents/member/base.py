@@ -1,12 +1,7 @@
 """The member-agent base class: built-in types and custom plugins share it.
 
-A custom member type subclasses `MemberAgent` (or `LLMMemberAgent` when it is
-an LLM with extra tools) and is named in a team file as
-`agent_type = "custom"` with `class_path = "package.module:Class"` or
-`class_path = "path/to/file.py:Class"`, or registered once with
-`mixseek.agents.member.registry.register_member_type` or the `mixseek.member_types`
-entry-point group. Its `options_model` (a pydantic model) validates the member's
-`[team.members.options]` table, and the member receives the result as `self.options`.
+A custom type subclasses `MemberAgent` (or `LLMMemberAgent` for an LLM with extra tools); its
+`options_model` validates `[team.members.options]`, which it receives as `self.options`.
 """
 
 from __future__ import annotations
@@ -24,7 +19,7 @@ from pydantic_ai.usage import UsageLimits
 
 from mixseek.agents.model_settings import agent_model_settings
 from mixseek.config.team_models import MemberAgentConfig
-from mixseek.llm import create_model
+from mixseek.llm.factory import create_model
 from mixseek.llm.retrying import RetryingModel
 
 DEFAULT_MEMBER_SYSTEM_INSTRUCTION = (

@@ -8,7 +8,6 @@ from typing import ClassVar
 from pydantic import BaseModel
 from pydantic_ai import Tool
 
-from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import LLMMemberAgent
 from mixseek.agents.member.code_exec_tool import (
     CodeExecError,
@@ -17,7 +16,8 @@ from mixseek.agents.member.code_exec_tool import (
     prepare_sandbox,
     run_python,
 )
-from mixseek.agents.member.options import CodeExecOptions
+from mixseek.config.agent_models import MemberAgentConfig
+from mixseek.config.member_options import CodeExecOptions
 from mixseek.errors import InputError
 
 CODE_EXEC_INSTRUCTION = (

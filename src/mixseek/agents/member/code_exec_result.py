@@ -106,10 +106,8 @@ _MEMORY_MESSAGES = re.compile(
 def memory_exceeded(exit_code: int | None, stderr_end: str) -> bool:
     """Best effort: did the script die from the memory limit?
 
-    True if the uncaught exception is a MemoryError (or the last line reports a failed allocation),
-    if a signal ended the script right after such a message (native code aborting), or if it was
-    SIGKILLed -- runs this tool killed itself are not passed here, so that is most likely the
-    kernel's OOM killer.
+    True for an uncaught MemoryError or failed-allocation message (before a signal, for native code), or
+    a SIGKILL: runs this tool killed are not passed here, so that is most likely the OOM killer.
     """
     if exit_code is None or exit_code == 0:
         return False

@@ -1,8 +1,5 @@
-"""One sandboxed process from start to report: spawn it, feed its output to bounded captures, stop it at
-the timeout or the output limit, kill whatever is left, and read what the bootstrap reported.
-
-`code_exec_tool` builds the command of each sandbox (a `Launch`); this module runs it the same way for
-both.
+"""One sandboxed process from start to report, the same for both sandboxes: spawn it, capture bounded
+output, stop it at the timeout or output limit, kill what is left, read the bootstrap's report.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from mixseek.agents.member.code_exec_result import ExecutionResult, StreamCapture, memory_exceeded
-from mixseek.agents.member.options import CodeExecOptions
+from mixseek.config.member_options import CodeExecOptions
 from mixseek.errors import RuntimeFailure
 
 __all__ = [

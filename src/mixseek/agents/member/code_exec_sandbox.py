@@ -1,17 +1,12 @@
 """The two ways `run_python` isolates a script, and the bubblewrap command line of one run.
 
-*bubblewrap* (``bwrap``, Debian's ``bubblewrap`` package) runs the script in new user, PID, network,
-IPC, UTS and cgroup namespaces: it sees its own ``/proc``, a read-only system (``/usr``, ``/lib*``, the
-Python installation it needs and nothing else of the host's files -- no home, no workspace), a
-loopback-only network, a tmpfs work directory, and it dies with its parent. *process* is a plain child
-process with limits, for hosts without a usable bubblewrap; what each guarantees is in README.md
-("Code execution") and `code_exec_tool`.
+*bubblewrap* runs the script in new user, PID, network, IPC, UTS and cgroup namespaces with a
+read-only system and Python installation, a loopback-only network and a tmpfs work directory;
+*process* is a plain child process with limits, for hosts without a usable bubblewrap.
 
-A user id must not be root for the kernel to enforce RLIMIT_NPROC. When mixseek runs as root, the
-sandbox's user namespace therefore maps two ids, set by the parent through ``--userns-block-fd``
-(see `userns_maps`): 0 to root, which lets bwrap reach an interpreter under /root while it builds the
-sandbox, and `NOBODY` to the unprivileged host id 65534, which the bootstrap switches to before it
-starts the script.
+RLIMIT_NPROC is not enforced for root, so when mixseek runs as root the parent maps two ids through
+``--userns-block-fd`` (`userns_maps`): 0 to root, so that bwrap reaches an interpreter under /root,
+and `NOBODY` to 65534, which the bootstrap switches to before it starts the script.
 """
 
 from __future__ import annotations
@@ -84,11 +79,9 @@ def find_bwrap() -> str | None:
 
 @functools.cache
 def python_layout(executable: str) -> PythonLayout:
-    """Ask the interpreter for its executable and prefixes (a venv's and its base installation's).
+    """The interpreter's executable and prefixes (a venv's and its base's), asked once per interpreter.
 
-    Run once per interpreter. The real paths are bound too, so that a venv's symlink to its base
-    interpreter resolves inside the sandbox. Raises `OSError` or `ValueError` if the interpreter
-    cannot tell.
+    Real paths are bound too, so that a venv's symlink to its base resolves inside the sandbox.
     """
     done = subprocess.run(
         [executable, "-I", "-c", _LAYOUT_CODE],
@@ -148,10 +141,9 @@ def bwrap_command(
     userns_fds: tuple[int, int] | None,
     inner: list[str],
 ) -> list[str]:
-    """The full ``bwrap`` argv that runs ``inner`` (the bootstrap and its arguments).
+    """The full ``bwrap`` argv that runs ``inner``; ``script_fd`` becomes ``/sandbox/main.py``.
 
-    ``userns_fds`` = (block fd, info fd) when the parent writes the id maps itself (as root), else
-    bwrap maps the caller's own id. ``script_fd`` is read into ``/sandbox/main.py``.
+    ``userns_fds`` = (block fd, info fd) when the parent writes the id maps (as root).
     """
     argv = [bwrap, *_namespace_args(userns_fds)]
     for name, value in environment.items():

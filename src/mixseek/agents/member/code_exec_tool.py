@@ -1,38 +1,10 @@
 """The `code-exec` member's tool: run LLM-written Python in a separate, limited process.
 
-`run_python(code, options)` runs ``code`` as ``main.py`` with ``python -I`` under the sandbox bootstrap
-(`_sandbox_child`), stdin closed, a minimal environment, resource limits, a wall-clock timeout and capped
-output. The outcome is an `ExecutionResult`; whatever the user's code does (raise, exit, hang, flood the
-output, exhaust memory, fork without end, daemonize) is reported there, and only the impossibility of
-starting the interpreter raises `CodeExecError`.
-
-Two sandboxes (`code_exec_sandbox`; ``[team.members.code_exec] sandbox = "auto" | "bubblewrap" |
-"process"``; auto takes bubblewrap when a trial run in it works):
-
-* *bubblewrap* -- new user, PID, network, IPC and UTS namespaces; a read-only system with the
-  interpreter and nothing else of the host; a tmpfs work directory (``/sandbox``, also ``/tmp``) of
-  ``memory_mb``; no network but an empty loopback. When the script ends, its PID namespace ends, and
-  every process in it is killed by the kernel.
-* *process* -- a plain child in a fresh temporary directory. mixseek makes itself non-dumpable
-  (``PR_SET_DUMPABLE`` 0), so processes of the same user cannot read its ``/proc/<pid>/environ`` or
-  memory; as root it runs the script with real uid 65534 and no capabilities. The script can read and
-  write what the user can, and use the network.
-
-In both, the limits are enforced like this:
-
-* wall clock -- after ``timeout_seconds`` the sandbox is stopped and every process of the run killed;
-* processes -- ``RLIMIT_NPROC``: ``max_processes`` in bubblewrap's user namespace (counted per run);
-  as a plain process ``max_processes`` more than the user id runs already (a fork bomb stops there,
-  and leaves room to the user's other processes and concurrent runs);
-* memory -- ``RLIMIT_AS`` of ``memory_mb`` per process; CPU -- ``RLIMIT_CPU`` a second above the
-  timeout, a backstop; core dumps -- none; open files -- ``RLIMIT_NOFILE`` `NOFILE_LIMIT`;
-* output -- stdout and stderr are read as they arrive; at most ``max_output_chars`` characters of each
-  are kept (plus a short tail), the rest is counted and dropped, and once a stream passes
-  `output_kill_bytes` the run is stopped, so an endless ``print`` loop ends promptly and can neither
-  fill the parent's memory nor block on a full pipe;
-* leftovers -- when the script exits, the bootstrap (a child subreaper, so that double-forked
-  ``setsid`` daemons stay its descendants) kills everything the script started, then the parent kills
-  the process group as well; the work directory is removed, also after timeouts and cancellation.
+`run_python` runs the code as ``main.py`` with ``python -I`` under the sandbox bootstrap
+(`_sandbox_child`), in bubblewrap or as a plain process (`code_exec_sandbox`), with stdin closed, a
+minimal environment, resource limits, a wall-clock timeout and capped output; README.md ("Code
+execution") says what each sandbox guarantees. Whatever the code does is reported in the
+`ExecutionResult`; only an interpreter that cannot start raises `CodeExecError`.
 """
 
 from __future__ import annotations
@@ -73,7 +45,7 @@ from mixseek.agents.member.code_exec_sandbox import (
     python_layout,
     userns_maps,
 )
-from mixseek.agents.member.options import CodeExecOptions
+from mixseek.config.member_options import CodeExecOptions
 
 __all__ = [
     "NOFILE_LIMIT",
@@ -130,10 +102,7 @@ _warn_lock = threading.Lock()
 
 
 async def resolve_sandbox(mode: SandboxMode, executable: str) -> Sandbox:
-    """The sandbox `mode` means for `executable` on this host; bubblewrap is tried once per interpreter.
-
-    Raises `SandboxUnavailable` when ``mode`` is ``"bubblewrap"`` and bubblewrap cannot run the interpreter.
-    """
+    """The sandbox `mode` means for `executable` here; bubblewrap is tried once per interpreter."""
     if mode == "process":
         return Sandbox("process", reason='sandbox = "process"')
     if executable not in _bubblewrap_checks:
@@ -162,11 +131,7 @@ async def _check_bubblewrap(executable: str) -> tuple[str | None, str | None]:
 
 
 def check_sandbox(options: CodeExecOptions) -> Sandbox:
-    """The sandbox runs with these options will use, from synchronous code (a trial run at most once).
-
-    Raises `CodeExecError` when the interpreter is missing, `SandboxUnavailable` when a required
-    bubblewrap cannot be used.
-    """
+    """The sandbox these options will use, from synchronous code (a trial run at most once)."""
     executable = _resolve_executable(options.python_executable or sys.executable)
     return _run_blocking(lambda: resolve_sandbox(options.sandbox, executable))
 
@@ -217,12 +182,10 @@ def _warn_once(message: str) -> None:
 async def run_python(
     code: str, options: CodeExecOptions, *, sandbox: Sandbox | None = None
 ) -> ExecutionResult:
-    """Run ``code`` as a script in a separate, limited Python process and report the outcome.
+    """Run ``code`` in a separate, limited Python process and report the outcome.
 
-    ``sandbox`` is the one `prepare_sandbox` chose at start-up; without it, ``options.sandbox`` is
-    resolved here. Raises `CodeExecError` only if the interpreter cannot be started (in the required
-    sandbox: `SandboxUnavailable`). If the awaiting task is cancelled, every process of the run is
-    killed and its work directory removed before the `asyncio.CancelledError` propagates.
+    ``sandbox`` is the one `prepare_sandbox` chose; without it ``options.sandbox`` is resolved here.
+    On cancellation every process of the run is killed and its work directory removed first.
     """
     executable = _resolve_executable(options.python_executable or sys.executable)
     if sandbox is None:

@@ -1,9 +1,5 @@
-"""Member types by name: the built-ins, types registered in code or installed as plugins, and
-custom classes named in a team file.
-
-A plugin package declares its types in the `mixseek.member_types` entry-point group
-(`shouter = "my_plugin:Shouter"`) or calls `register_member_type` at import time. A type's
-class may declare `options_model`, a pydantic model for its `[team.members.options]` table.
+"""Member types by name: built-ins, types registered in code or as plugins (the
+`mixseek.member_types` entry-point group), and custom classes named in a team file.
 """
 
 from __future__ import annotations
@@ -63,8 +59,8 @@ def unregister_member_type(name: str) -> None:
 def member_class(config: MemberAgentConfig, *, base_dir: Path | None = None) -> type[MemberAgent]:
     """The class a member config names, checked to be a `MemberAgent`.
 
-    The agent code (and pydantic-ai with it) is imported here, not with this module: checking a
-    config whose members are all built-in types (`member_problems`) imports none of it."""
+    Imports the agent code (and pydantic-ai) only here, so that checking built-in types imports none.
+    """
     from mixseek.agents.member.base import MemberAgent
 
     if config.agent_type == CUSTOM_MEMBER_TYPE:
@@ -83,11 +79,9 @@ def create_member(
 
 
 def member_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """Plugin member classes that are no `MemberAgent`, and custom classes' options that their
-    `options_model` refuses, one error each with the file and key (no model call); members and
-    a workflow's agent executors alike.
-
-    A custom `class_path` that cannot be loaded at all is reported by the class-path check."""
+    """Plugin and custom member classes that are no `MemberAgent` or whose `options_model` refuses the
+    options, one error each with file and key; unloadable class paths are the class-path check's.
+    """
     problems: list[ConfigError] = []
     for entry in config.teams:
         for agent in entry.agents():

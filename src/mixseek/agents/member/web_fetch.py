@@ -9,8 +9,8 @@ from pydantic import BaseModel
 from pydantic_ai import Tool
 
 from mixseek.agents.member.base import LLMMemberAgent
-from mixseek.agents.member.options import WebFetchOptions
 from mixseek.agents.member.web_fetch_tool import WebFetchError, fetch_url
+from mixseek.config.member_options import WebFetchOptions
 
 WEB_FETCH_INSTRUCTION = (
     "あなたはWebページの内容を調べるメンバーエージェントです。"

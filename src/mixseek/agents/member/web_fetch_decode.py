@@ -1,21 +1,10 @@
 """Bounded, step-wise decoding of a response's `Content-Encoding` for the web-fetch tool.
 
-httpx decodes each network chunk in one call, so 2 KB of `gzip, gzip` on the
-wire can become gigabytes in memory while the event loop waits. Here every
-layer is a decompressor asked for at most `STEP` bytes per call, a layer is
-fed only when the one inside it has used up its input, and `step()` does one
-such call, so the caller can stop as soon as it has `max_bytes` and give the
-event loop a turn between steps. Memory is O(layers x STEP) and the work done
-is proportional to the output actually kept.
-
-A layer may not consume more than `input_budget` bytes in total: honest
-compressed data is never much bigger than what it decodes to, so a stream that
-consumes much more than the caller may keep (empty deflate blocks, say,
-multiplied by outer layers) is refused instead of being ground through.
-
-Encodings are undone in the reverse of the order listed (`gzip, deflate` means
-gzip was applied first). Supported: gzip (several members too), deflate (zlib
-wrapper or raw, as browsers accept), and br when the `brotli` package can bound
+httpx decodes a network chunk in one call, so 2 KB of `gzip, gzip` can become gigabytes while the
+event loop waits. Here each layer is asked for at most `STEP` bytes per call and fed only when the
+layer inside it has used its input, so the caller stops at `max_bytes` and yields between steps.
+A layer consuming more than `input_budget` bytes is refused: honest compressed data is never much
+bigger than what it decodes to. Supported: gzip, deflate (zlib or raw) and br when `brotli` can bound
 its output; anything else is refused, since it could not be bounded.
 """
 
@@ -65,10 +54,8 @@ class _Layer(Protocol):
 class _ZlibLayer:
     """gzip or deflate: zlib's `max_length` bounds each call, `unconsumed_tail` keeps the rest.
 
-    The decompressor is chosen from the first two bytes of a stream: for
-    deflate, a zlib header or raw deflate; for gzip, each further member of a
-    multi-member stream gets a new one, and anything else after the end is
-    ignored, as httpx and browsers do.
+    The first two bytes choose zlib or raw deflate; each further gzip member gets a new decompressor,
+    and anything else after the end is ignored, as httpx and browsers do.
     """
 
     def __init__(self, name: str) -> None:
@@ -138,11 +125,9 @@ def _is_zlib_header(data: bytes) -> bool:
 
 
 class _BrotliLayer:
-    """br through a `brotli.Decompressor` whose `process` accepts `output_buffer_limit` (brotli >= 1.2).
+    """br through a `brotli.Decompressor` with `output_buffer_limit` (brotli >= 1.2).
 
-    Such a decompressor keeps input it has not used yet and may have more
-    output after any call that produced some, so it is asked again (with no
-    input) until a call produces nothing.
+    It keeps unused input, so it is asked again (with no input) until a call produces nothing.
     """
 
     def __init__(self, decompressor: Any) -> None:
@@ -238,11 +223,7 @@ class ContentDecoder:
         self._give(0, raw)
 
     def step(self, limit: int = STEP) -> bytes | None:
-        """One bounded decompressor call: final output (maybe empty), or None when input is needed.
-
-        The innermost layer that has work is run, so a layer is fed only once
-        the layers inside it have used up their input.
-        """
+        """One bounded call of the innermost layer with work: output (maybe empty), or None for more input."""
         last = len(self._layers) - 1
         for i in range(last, -1, -1):
             layer = self._layers[i]

@@ -1,44 +1,13 @@
 """The URL-fetching tool of `web-fetch` members: fetch one URL, return readable text.
 
-`fetch_url` does one GET (plus the redirects it follows itself) under the
-limits of `WebFetchOptions` and returns a `FetchResult`; every failure is a
-`WebFetchError` whose message is one sentence meant for the model.
-
-Decisions worth knowing:
-
-* **Time**: `timeout_seconds` bounds the whole call (DNS, connects, every
-  redirect hop and the body), not a single read; a server that trickles bytes
-  cannot keep it alive.
-* **Size**: the body is streamed and reading stops at `max_bytes` of
-  *decoded* data. Raw bytes are read and `Content-Encoding` is undone by
-  `web_fetch_decode`, a bounded amount per step (httpx's decoders expand a
-  whole chunk at once: 2 KB of `gzip, gzip` would become gigabytes), so a
-  decompression bomb costs at most `max_bytes` of memory. A bigger body is
-  *truncated*, not an error: the first part of a page is usually what is
-  wanted, and `FetchResult.truncated` plus a note in `as_tool_text()` tell the
-  model. The readable text is then cut at `max_chars`, with a note as well.
-* **Event loop**: decoding yields to the loop after every bounded step, and
-  turning a large body into text runs in a worker thread, so other teams'
-  work goes on while a page is fetched.
-* **Content**: only textual types are read (`text/*`, JSON, XML, XHTML and a
-  few text-like `application/*` types); HTML is turned into text, everything
-  else is returned as decoded. A response without `Content-Type` is read as
-  text unless it looks binary.
-* **SSRF guard**: before each hop (the first request and every redirect,
-  which are followed by hand, relative `Location`s included) the host is
-  resolved and *every* address must be public: loopback, private, link-local,
-  multicast, reserved, unspecified, shared (100.64/10) and other non-global
-  addresses are refused, for IPv4 and IPv6, looking through IPv4-mapped, NAT64,
-  6to4 and Teredo IPv6 forms, and hosts written as integers (`2130706433`,
-  `0x7f000001`, `127.1`). `allow_private_addresses = true` turns this off.
-* **DNS pinning**: the request goes to the very address that was checked (the
-  URL host is replaced by the IP, the `Host` header keeps the name, and for
-  https the TLS SNI and certificate check use the name via httpcore's
-  `sni_hostname` extension), so DNS rebinding between check and connect does
-  not work. If connecting to one address fails, the next checked one is tried.
-* **No ambient state**: environment proxies are ignored (`trust_env=False`,
-  a proxy would defeat pinning), no cookies are sent or kept, a new client is
-  used for every call, and URLs with embedded credentials are refused.
+`fetch_url` does one GET, following redirects by hand, under the limits of `WebFetchOptions`; every
+failure is a `WebFetchError` whose message is one sentence for the model. `timeout_seconds` bounds the
+whole call, not a read. The body is decoded a bounded step at a time (`web_fetch_decode`: httpx would
+expand a whole chunk, and 2 KB of `gzip, gzip` can become gigabytes) and cut, not refused, at
+`max_bytes`; big bodies become text in a worker thread. Before each hop every address of the host must
+be public (also through IPv4-mapped, NAT64, 6to4, Teredo and integer host forms), and the request goes
+to the checked address (Host header and TLS SNI keep the name), so DNS rebinding does not work.
+Environment proxies are ignored (they would defeat the pinning); no cookies; a new client per call.
 """
 
 from __future__ import annotations
@@ -56,8 +25,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 from mixseek.agents.member._html_text import html_to_text, normalize_charset, sniff_charset
-from mixseek.agents.member.options import WebFetchOptions
 from mixseek.agents.member.web_fetch_decode import ContentDecoder, ContentDecodingError
+from mixseek.config.member_options import WebFetchOptions
 from mixseek.errors import RuntimeFailure
 
 __all__ = [
@@ -131,11 +100,7 @@ class WebFetchError(RuntimeFailure):
 
 
 class FetchResult(BaseModel):
-    """What one fetch produced.
-
-    `truncated` is true when the body stopped at `max_bytes`
-    (`body_truncated`) or the text was cut at `max_chars` (`text_truncated`).
-    """
+    """What one fetch produced; `truncated` is `body_truncated` (at `max_bytes`) or `text_truncated`."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -663,11 +628,9 @@ async def fetch_url(
     transport: httpx.AsyncBaseTransport | None = None,
     resolve: Resolver | None = None,
 ) -> FetchResult:
-    """Fetch `url` (http/https only) and return its readable text.
+    """Fetch `url` (http/https only) and return its readable text; every failure is a `WebFetchError`.
 
-    `transport` replaces httpx's network transport and `resolve` the DNS
-    lookup (both for tests); requests always go to the checked IP address.
-    Raises `WebFetchError` for every failure.
+    `transport` and `resolve` replace httpx's transport and the DNS lookup (for tests).
     """
     try:
         async with asyncio.timeout(options.timeout_seconds):

@@ -9,9 +9,9 @@ from pydantic import BaseModel
 from pydantic_ai.capabilities import AbstractCapability, NativeTool
 from pydantic_ai.native_tools import WebSearchTool
 
-from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import LLMMemberAgent
-from mixseek.agents.member.options import WebSearchOptions
+from mixseek.config.agent_models import MemberAgentConfig
+from mixseek.config.member_options import WebSearchOptions
 from mixseek.errors import InputError
 
 WEB_SEARCH_INSTRUCTION = (

@@ -1,14 +1,9 @@
 """Steers generation away from copying the instruction texts of the prompt.
 
-Left alone, a small model often answers with the system prompt or the reply-format description
-it has just read. `CopyGuard` follows, token by token, every place where what the model is
-writing continues a run of an instruction text's tokens; a token that would take such a run to
-`BAN_AT_CHARS` characters is forbidden, so the model has to write something of its own there.
-
-Only free text is guarded: the model's answer in free generation, and the values of JSON strings
-in constrained generation, except the name of the tool it calls (those names stand in the reply
-format, and the grammar decides between them). When the grammar allows nothing but forbidden
-tokens, the sampler drops the ban for that token (`sampler.GrammarCheckedSampler`).
+A small model often answers with the system prompt it has just read. `CopyGuard` follows every run
+of an instruction text's tokens the model is continuing, and forbids a token that would take one to
+`BAN_AT_CHARS` characters. Only free text is guarded (not the tool names of the reply format); when
+the grammar allows nothing but forbidden tokens, the ban yields (`sampler.GrammarCheckedSampler`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """What the embedded model wrote, cleaned of copies of its instructions and of mid-word cuts.
 
-A 135M model often answers with its own system prompt, the reply-format description or the
-fixed words of a prompt template. Generation already avoids long copies (`copy_guard`), but a
-copy can still arrive through another split into tokens. `remove_copies` takes out every run of
-`MIN_COPY_CHARS` or more characters that also stands in one of those texts, so no stored answer,
-comment or reasoning repeats mixseek's own words. `end_at_boundary` shortens a text that
-generation cut off at its token limit to its last sentence or word boundary, marked with `…`.
+A copy can still arrive despite `copy_guard` (another split into tokens): `remove_copies` takes out
+every run of `MIN_COPY_CHARS` or more characters found in those texts. `end_at_boundary` shortens a
+text cut at the token limit to its last sentence or word boundary, marked with `…`.
 """
 
 from __future__ import annotations
@@ -73,12 +70,10 @@ def remove_copies(text: str, protected: Sequence[str], min_chars: int = MIN_COPY
 
 
 def end_at_boundary(text: str) -> str:
-    """A text cut off at the token limit, ended at its last sentence or word boundary.
+    """A text cut off at the token limit, ended at its last sentence, clause or word boundary and `…`.
 
-    A sentence end (。.!? or a line break) keeps the sentence whole; otherwise the text ends
-    after a clause break, a space, or — in Japanese, which has no spaces — after the particles
-    that close a phrase (hiragana following a word), and `…` marks the cut. A text with no
-    boundary in its last 70% only gets the `…`.
+    In Japanese, which has no spaces, after the particles that close a phrase; a text with no boundary
+    in its last 70% only gets the `…`.
     """
     stripped = text.rstrip()
     if not stripped or _ends_sentence(stripped, len(stripped) - 1):
@@ -122,12 +117,11 @@ def _ends_phrase(text: str, index: int) -> bool:
 def clean_parts(
     parts: list[ModelResponsePart], protected: Sequence[str], *, cut: bool
 ) -> tuple[list[ModelResponsePart], int]:
-    """`parts` with copies of `protected` removed from their text and string arguments, and —
-    when generation was `cut` at its token limit — the last text ended at a boundary.
+    """`parts` without copies of `protected`, the last text ended at a boundary when generation was `cut`.
 
-    A string argument that stands quoted in a protected text (a value the reply format offers,
-    such as an enum member) is the model's choice, not a copy, and is kept. Returns the parts and
-    how many texts lost a copy."""
+    A string argument quoted in a protected text (an enum member the format offers) is a choice, not a
+    copy, and is kept. Also returns how many texts lost a copy.
+    """
     cleaned: list[ModelResponsePart] = []
     removed = 0
     for index, part in enumerate(parts):

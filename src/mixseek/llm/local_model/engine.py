@@ -1,15 +1,9 @@
 """One llama.cpp model per GGUF file and process, loaded once and used by one thread at a time.
 
-`get_engine(path)` returns the process-wide `LlamaEngine` of a file (the cache is keyed by the
-resolved path). The engine loads the model on its first use, under a lock, so concurrent first
-requests load it once. llama.cpp contexts are not thread-safe, so every use of the model runs in
-the engine's single worker thread and under its inference lock: concurrent agents queue in
-arrival order, and the event loop never waits on llama.cpp (other teams' timers and HTTP calls
-keep running). A request that is cancelled while it waits leaves the queue; one that is
-cancelled while it generates stops at the next token. The states of recent prompts are kept
-(`prompt_cache_bytes`), so agents taking turns do not evaluate their shared prefixes again.
-
-Nothing here imports `llama_cpp` at module import time.
+llama.cpp contexts are not thread-safe, so every use runs in the engine's single worker thread
+under its inference lock: agents queue in arrival order and the event loop never waits on
+llama.cpp. A cancelled request leaves the queue or stops at the next token. Recent prompt states
+are kept (`prompt_cache_bytes`) so shared prefixes are evaluated once. `llama_cpp` is imported lazily.
 """
 
 from __future__ import annotations
@@ -57,11 +51,10 @@ _TEXT_TOKENS_CACHE_SIZE = 256
 
 
 def default_threads() -> int:
-    """llama.cpp threads by default: the CPUs this process may use, less one (at least one).
+    """llama.cpp threads by default: the usable CPUs less one (at least one).
 
-    The spare core keeps the event loop, DuckDB and HTTP threads of the same process running while
-    the model computes: llama.cpp's threads busy-wait, and on a 2-CPU machine with any other load,
-    using every CPU made generation several times slower than leaving one free (bench/local_model.py).
+    llama.cpp's threads busy-wait: leaving a core to the event loop, DuckDB and HTTP was several times
+    faster on a loaded 2-CPU machine (bench/local_model.py).
     """
     try:
         available = len(os.sched_getaffinity(0))
@@ -325,8 +318,7 @@ class LlamaEngine:
     def compile_grammar(self, llama: Any, schema: JsonSchema) -> str | None:
         """The GBNF grammar of `schema`, or None (free generation) if llama.cpp would refuse it.
 
-        A grammar llama.cpp cannot parse crashes the process when sampling, so each grammar is
-        first parsed on its own; the verdicts of recent grammars are remembered.
+        A grammar llama.cpp cannot parse crashes the process when sampling, so each is parsed alone first.
         """
         import llama_cpp
 
@@ -375,13 +367,8 @@ class _TokenClock:
 
 
 def _prefix_state_cache(capacity_bytes: int) -> Any:
-    """llama-cpp-python's RAM cache of model states, keyed by the tokens they hold.
-
-    llama.cpp keeps one sequence, so agents taking turns would evaluate each shared prefix (the
-    submission three metrics score, the task a leader reads at every step) again on every request;
-    with this cache a request restores the state with the longest common prefix and evaluates only
-    the rest. The states hold no logits (`llama_class.engine_llama`), so the capacity counts the
-    KV data.
+    """llama-cpp-python's RAM cache of model states, so a request only evaluates what follows its longest
+    common prefix with a recent one; states hold no logits, so the capacity counts the KV data.
     """
     from llama_cpp.llama_cache import LlamaRAMCache
 
@@ -417,11 +404,10 @@ def get_engine(
     n_threads: int | None = None,
     prompt_cache_bytes: int = DEFAULT_PROMPT_CACHE_BYTES,
 ) -> LlamaEngine:
-    """The process-wide engine of the GGUF file at `path` (created on first request, not loaded).
+    """The process-wide engine of the GGUF file at `path`; the first caller's options apply.
 
-    The first caller's options apply; later callers share that engine. The first request for a
-    file in a process runs the build's self-test (`selftest.verify_local_model`) before any engine
-    exists, so a llama.cpp build that crashes on this CPU becomes a clear error, not a dead process.
+    A file's first request in a process runs the build's self-test first, so a llama.cpp build that
+    crashes on this CPU becomes a clear error, not a dead process.
     """
     key = path.resolve()
     verify_local_model(key)

@@ -1,19 +1,10 @@
 """From a grammar schema (see `schema.grammar_schema`) to the GBNF grammar llama.cpp samples with.
 
-llama-cpp-python's converter does the work; this module adds what it lacks:
-
-- numbers with integer bounds (`minimum` 0 and `maximum` 100, say) become rules that only spell
-  numbers inside the bounds, so a score can be neither 2019 nor -5 (the converter ignores
-  ranges: a small model writes years where a score belongs). A number gets at most
-  `FRACTION_DIGITS` decimals and no exponent; an integer gets neither. Ranges the rules cannot
-  spell (negative or fractional bounds, an exclusive lower bound of a number) stay free here and
-  are checked after parsing (`schema.enforce_numeric_ranges`);
-- a string marked `ANSWER_TEXT` (a final text answer) is not empty and cannot start with `{`, a
-  space or an escape, so a final answer can never be a JSON object such as a copy of the model's
-  own tool calls;
-- JSON strings may not hold raw control characters (the converter lets them through).
-
-Nothing here imports `llama_cpp` at module import time.
+llama-cpp-python's converter does the work; this module adds what it lacks: numbers within integer
+bounds (a 0–100 score: small models write years there) spelled by rules, with at most
+`FRACTION_DIGITS` decimals and no exponent; an `ANSWER_TEXT` string that is not empty and cannot
+start with `{`, a space or an escape (so it cannot be a copy of a tool call); no raw control
+characters in strings. Nothing here imports `llama_cpp` at module import time.
 """
 
 from __future__ import annotations
@@ -89,10 +80,8 @@ def bounded_number_rule(node: JsonSchema) -> str | None:
 
 
 def whole_bounds(node: JsonSchema, *, integer: bool) -> tuple[int, int | None, bool] | None:
-    """(lowest, highest or None, whether the highest is allowed) in whole numbers, when spellable.
-
-    Spellable: a lower bound >= 0 and, for a number (not an integer), whole bounds and an
-    inclusive lower one.
+    """(lowest, highest or None, highest allowed?) in whole numbers, when spellable: a lower bound >= 0
+    and, for a number, whole bounds and an inclusive lower one.
     """
     lower, lower_exclusive, upper, upper_exclusive = numeric_bounds(node)
     if lower is None or lower < 0:

@@ -1,14 +1,8 @@
 """The `llama_cpp.Llama` the engine runs: llama-cpp-python's, with two costs taken out.
 
-- Constrained generations sample with `GrammarCheckedSampler` (the grammar is asked about the
-  sampled token first, not about the whole vocabulary at every token); they take a
-  `GbnfGrammar`. Everything else (stop sequences, usage, the prompt cache) stays
-  llama-cpp-python's. The same sampler applies the `copy_guard` the engine sets for a generation.
-- A saved state (the prompt cache's entries) leaves out the logits of the last batch:
-  n_batch x vocabulary floats, about 100 MB for SmolLM2, copied at every request and never read,
-  since a restored state evaluates at least one token before sampling.
-
-Nothing here imports `llama_cpp` at module import time.
+Constrained generations take a `GbnfGrammar` and sample with `GrammarCheckedSampler`, which also
+applies the engine's `copy_guard`; saved states leave out the last batch's logits (about 100 MB for
+SmolLM2, copied at every request and never read). `llama_cpp` is imported lazily.
 """
 
 from __future__ import annotations

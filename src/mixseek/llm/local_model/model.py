@@ -1,20 +1,10 @@
 """`LlamaCppModel`: a pydantic-ai `Model` that runs a GGUF file in-process with llama.cpp.
 
-Each request becomes one chat prompt (see `prompt.py`) and one generation constrained by a JSON
-grammar to the replies the request allows (see `plan.py`): a tool call with valid arguments, the
-output tool's arguments, a JSON answer, or text. The reply always parses, and numbers within
-whole-number bounds from 0 up (a 0–100 score) are always in range. What the grammar cannot
-express (other numeric ranges, patterns) is checked afterwards: a number out of range is left for
-pydantic's validation, which sends the model a retry prompt as it would for any other model
-(`range_policy="retry"`, the default), or clamped into range (`range_policy="clamp"`). A function
-tool call identical to one that already got its result is replaced by a final answer (see
-`allow_repeated_tool_calls`).
-
-Settings: `max_tokens` (default 512), `temperature` (default 0.2), `top_p`, `top_k`, `seed`,
-`stop_sequences`, `presence_penalty`, `frequency_penalty`, `logit_bias` (token id -> bias) and
-`timeout` (seconds of generation) are honoured; `extra_body` may carry llama.cpp sampling
-options (`min_p`, `typical_p`, `repeat_penalty`, `tfs_z`, `mirostat_mode`, `mirostat_tau`,
-`mirostat_eta`).
+Each request becomes one chat prompt (`prompt.py`) and one generation constrained by a JSON grammar
+to the replies it allows (`plan.py`), so the reply always parses. What the grammar cannot express is
+checked afterwards (`range_policy`: retry through pydantic's validation, or clamp). Honoured settings:
+`max_tokens` (512), `temperature` (0.2), `top_p`, `top_k`, `seed`, `stop_sequences`, the penalties,
+`logit_bias`, `timeout`; `extra_body` may carry the llama.cpp options in `EXTRA_SAMPLING_OPTIONS`.
 """
 
 from __future__ import annotations
@@ -94,15 +84,11 @@ class LlamaCppModel(Model):
         settings: ModelSettings | None = None,
         profile: ModelProfileSpec | None = None,
     ) -> None:
-        """Use the GGUF file at `model_path` (loaded on the first request, once per process).
+        """Use the GGUF file at `model_path`, loaded on the first request, once per process.
 
-        `n_ctx` is capped at the model's training context; `n_threads` defaults to the usable
-        CPUs less one (`default_threads`); `prompt_cache_bytes` is the memory for the states of
-        recent prompts (0: none). These apply to the first model of a file in the process; later
-        ones share its engine.
-        Unless `allow_repeated_tool_calls`, a function tool call identical to one that already got
-        its result is replaced by a final answer (generated again with only the final answer
-        allowed): small models otherwise repeat a call until the request limit.
+        `n_ctx`, `n_threads` and `prompt_cache_bytes` apply to the first model of a file; later ones share
+        its engine. Unless `allow_repeated_tool_calls`, a repeated function tool call is replaced by a final
+        answer: small models otherwise repeat a call until the request limit.
         """
         if range_policy not in ("clamp", "retry"):
             raise ValueError(f"range_policy must be 'clamp' or 'retry', not {range_policy!r}")

@@ -1,27 +1,12 @@
 """What a reply may be, the grammar schema that allows exactly that, and turning the reply into parts.
 
-A request offers some function tools and asks for a final answer: text, the arguments of an
-output tool, or a JSON object (native or prompted output). `build_plan` turns that into one of
-three modes:
-
-- `text`: a free text answer and no tools; generation is not constrained;
-- `direct`: exactly one possible reply, an output tool's arguments or a JSON object; the grammar
-  is that schema and the model writes the object itself;
-- `choice`: several possible replies; the grammar is an `anyOf` of
-  `{"tool": "<name>", "arguments": {...}}` per tool (function and output tools) and, when the
-  final answer is text or a JSON object, `{"final_answer": ...}`.
-
-A text answer asked for after the model has called tools (a leader whose delegation tools were
-withdrawn, say) is a `choice` with only `{"final_answer": "..."}`: the conversation shows the
-model's earlier replies as JSON, and a small model left free copies them, answering with a
-tool call. A final text answer's string cannot start with `{` (`schema.ANSWER_TEXT`), so once
-tools are in play no reply can turn a tool call into the answer.
-
-`decode_reply` turns the generated text into a `ToolCallPart` (output tools included) or a
-`TextPart`, closing JSON that was cut off and checking numeric ranges on the way.
-
-Small models tend to repeat a tool call they already made, forever. `answered_call_keys` and
-`final_answer_plan` let the model replace a repeated call by a final answer.
+`build_plan` picks a mode: `text` (free text, no tools, no grammar), `direct` (one possible reply,
+an output tool's arguments or a JSON object: the grammar is its schema) or `choice` (an `anyOf` of
+`{"tool": ..., "arguments": ...}` per tool and `{"final_answer": ...}`). A text answer after tool
+calls is a `choice` with only `final_answer`, whose string cannot start with `{`
+(`schema.ANSWER_TEXT`): a small model left free copies its earlier JSON replies. `decode_reply`
+turns the text into parts, closing cut-off JSON and checking numeric ranges; `answered_call_keys`
+and `final_answer_plan` let a repeated tool call (small models repeat one forever) be replaced.
 """
 
 from __future__ import annotations
@@ -93,11 +78,7 @@ def callable_function_tools(params: ModelRequestParameters) -> list[ToolDefiniti
 def build_plan(
     params: ModelRequestParameters, *, max_tokens: int, after_tool_calls: bool = False
 ) -> ResponsePlan:
-    """The reply plan for a prepared request whose answer may use `max_tokens` tokens.
-
-    `after_tool_calls`: the conversation already holds tool calls of the model (`has_tool_calls`),
-    so a text answer is asked for in the same JSON form.
-    """
+    """The reply plan for a prepared request; `after_tool_calls` asks for a text answer as JSON."""
     branches: list[Branch] = []
     for tool in callable_function_tools(params):
         branches.append(_tool_branch(tool, is_output_tool=False))
@@ -130,11 +111,7 @@ def build_plan(
 
 
 def final_answer_plan(plan: ResponsePlan, *, max_tokens: int) -> ResponsePlan | None:
-    """`plan` (a `choice`) restricted to its final answers: no function tool may be called.
-
-    The reply format and so the prompt stay the same; only the grammar narrows. None when the
-    plan has no choice to narrow or no final answer.
-    """
+    """`plan` (a `choice`) narrowed to its final answers, the prompt unchanged; None if nothing to narrow."""
     if plan.mode != "choice":
         return None
     finals = tuple(b for b in plan.branches if b.kind != "tool" or b.is_output_tool)
@@ -223,9 +200,8 @@ class DecodedReply:
 def decode_reply(plan: ResponsePlan, text: str, *, clamp: bool) -> DecodedReply:
     """The response parts for generated `text` under `plan`.
 
-    Out-of-range numbers are clamped when `clamp`, else left for pydantic's validation (which
-    sends the model a retry prompt). Text that is not JSON where JSON was required (only possible
-    when the grammar could not be used) is passed on as it is, so validation reports it.
+    Out-of-range numbers are clamped when `clamp`, else left for pydantic's validation to retry;
+    non-JSON text where JSON was required (no grammar) is passed on for validation to report.
     """
     if plan.mode == "text":
         return DecodedReply(parts=[TextPart(content=text.strip())])

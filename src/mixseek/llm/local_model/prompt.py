@@ -1,22 +1,11 @@
 """From pydantic-ai messages to the chat prompt an embedded model reads.
 
-The conversation becomes plain chat turns, because small models and arbitrary GGUF chat
-templates know only the `system`, `user` and `assistant` roles:
-
-- the system turn holds the leading system prompts;
-- user prompts are user turns; media they carry is named, not sent (text-only models);
-- a tool call the model made earlier is replayed as the JSON it would write now
-  (`{"tool": ..., "arguments": ...}`), and earlier text as the text;
-- tool results and retry feedback are user turns that say which tool they come from;
-- a description of the reply format when the answer is constrained (`response_instructions`) and
-  then the agent's instructions close the last user turn. Prompts then start with what calls
-  share (the submission the three metrics score and their common reply format, the task a leader
-  reads at every step), and the engine evaluates a shared start once (see `engine.py`); what
-  differs comes last, where a small model also follows it best.
-
-Consecutive turns of one role are joined, so templates that insist on alternating roles accept
-the conversation. `fit_to_context` drops the oldest turns after the first user turn when the
-prompt and `max_tokens` do not fit the context window.
+Only `system`, `user` and `assistant` turns, since small models and arbitrary GGUF templates know
+no others: earlier tool calls are replayed as the JSON the model would write now, tool results and
+retry feedback are user turns naming their tool, media is named, not sent. The reply format and
+then the agent's instructions close the last user turn: what calls share comes first (the engine
+evaluates a shared start once), what differs last, where a small model follows it best. Turns of
+one role are joined (templates insist on alternation); `fit_to_context` drops the oldest turns.
 """
 
 from __future__ import annotations
@@ -284,11 +273,7 @@ def _constraints(schema: JsonSchema) -> list[str]:
 
 
 class ChatTemplate:
-    """A GGUF chat template (Jinja2, sandboxed), rendered with a generation prompt.
-
-    A template Jinja2 cannot compile, or one that fails on plain system/user/assistant turns, is
-    replaced by ChatML (with a warning): an answer in the wrong format beats no answer.
-    """
+    """A GGUF chat template (sandboxed Jinja2); one that fails on plain turns is replaced by ChatML."""
 
     def __init__(self, source: str | None, *, bos_token: str = "", eos_token: str = "") -> None:
         self.bos_token = bos_token
@@ -310,11 +295,7 @@ class ChatTemplate:
         self._template = self._environment.from_string(CHATML_TEMPLATE)
 
     def render(self, messages: Sequence[ChatMessage]) -> str:
-        """The prompt text for `messages`.
-
-        A template that rejects a system turn (some allow only user and assistant) gets the system
-        text at the start of the first user turn instead.
-        """
+        """The prompt text; a template that rejects a system turn gets it in the first user turn."""
         try:
             return self._render(messages)
         except jinja2.TemplateError as exc:
@@ -385,10 +366,9 @@ def fit_to_context(
 ) -> FittedPrompt:
     """Fit `prompt` and its answer into `n_ctx` tokens.
 
-    While the prompt plus `max_tokens` is too long, the oldest turn after the first user turn
-    (the task) is left out, never the system turn, the task or the last turn, and the system
-    turn says how many were left out. When nothing more can be left out, the answer budget
-    shrinks, down to `min_output` tokens; below that `ContextOverflowError` is raised.
+    Leaves out the oldest turns after the task (never the system turn, the task or the last turn),
+    saying how many in the system turn; then shrinks the answer budget down to `min_output` tokens,
+    else raises `ContextOverflowError`.
     """
     turns = [dict(turn) for turn in prompt.turns]
     first_user = next((i for i, turn in enumerate(turns) if turn["role"] == "user"), 0)

@@ -1,9 +1,7 @@
 """Reading JSON that generation cut off.
 
-Grammar-constrained output is always a prefix of a valid JSON document, so when `max_tokens` (or
-a stop sequence, or a cancelled request) ends it early, pydantic-core's partial parser reads what
-is there: the open string is kept, a dangling key is dropped and open containers are closed.
-Missing required fields are then reported by pydantic's validation, which asks the model again.
+Constrained output is a prefix of valid JSON, so pydantic-core's partial parser reads what is there;
+missing required fields are then left to pydantic's validation, which asks the model again.
 """
 
 from __future__ import annotations
@@ -24,10 +22,7 @@ def parse_truncated_json(text: str) -> Any:
 
 
 def _escape_raw_controls(text: str) -> str:
-    """Raw control characters inside strings written as escapes, as `json.loads(strict=False)` reads them.
-
-    Only output generated without the grammar can hold them; outside strings they are white space
-    (or invalid anyway) and stay as they are."""
+    """Raw control characters inside strings written as escapes (only possible without the grammar)."""
     if not any(ord(c) < 0x20 for c in text):
         return text
     out: list[str] = []

@@ -1,18 +1,10 @@
 """Grammar-constrained sampling that checks the grammar on the sampled token first.
 
-llama-cpp-python puts the grammar into its sampler chain, so every generated token runs the
-grammar over the whole vocabulary (49,152 tokens for SmolLM2: about 17 ms a token on one loaded
-core, as long as generating the token itself). llama.cpp's own tools sample without the grammar
-first and ask the grammar about that one token; only when the grammar rejects it is the grammar
-applied to every token and the token sampled again. Inside a JSON string almost every token is
-accepted, so constrained generation costs about what free generation does. Greedy decoding picks
-the same token as before; sampling draws from the same distribution up to the top-k/top-p cut,
-which is what llama.cpp's `common_sampler` does too. Only tokens the grammar allows are taken.
-
-`llama_class.engine_llama` plugs it into llama-cpp-python's `Llama`, whose generations then take
-a `GbnfGrammar` where they took a `LlamaGrammar`. The same sampler applies a `CopyGuard`'s ban
-(with or without a grammar): forbidden tokens are taken out before sampling, unless the grammar
-allows nothing else, when the grammar wins.
+llama-cpp-python runs the grammar over the whole vocabulary for every token (about 17 ms a token
+for SmolLM2, as long as generating it). Like llama.cpp's `common_sampler`, this samples without
+the grammar and asks it about that one token, applying it to every token only on a rejection, so
+constrained generation costs about what free generation does. It also applies a `CopyGuard`'s ban,
+unless the grammar allows nothing else.
 """
 
 from __future__ import annotations

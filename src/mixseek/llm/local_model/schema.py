@@ -1,26 +1,11 @@
 """JSON schemas for llama.cpp's grammar converter, and the checks the grammar cannot make.
 
-llama.cpp turns a JSON schema into a GBNF grammar, but its converter knows only part of JSON
-schema. `grammar_schema` rewrites a schema into that part:
-
-- `$ref`s are inlined (`inline_refs`); a recursive reference is expanded `MAX_REF_DEPTH` times
-  and then ends: an array of it becomes empty, an optional property disappears, anything else
-  becomes `null` (pydantic's validation then asks the model again);
-- only the keywords the converter understands are kept (`type`, `properties`, `required`,
-  `items`, `prefixItems`, `enum`, `const`, `anyOf`, length and item bounds, a few formats), and
-  the numeric bounds (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`), which
-  `grammar.py` turns into rules; `pattern`, `uniqueItems`, `multipleOf` and the like are dropped;
-- every free string gets a `maxLength` and every array a `maxItems`, so that a structured answer
-  usually ends within the token budget (the budget is shared in characters, and a script such as
-  Japanese takes more than one token per character);
-- an object's properties of bounded size (booleans, numbers, enums) come before its free strings,
-  so a reply cut short still has them. Free-form values (`Any`, `dict` without declared
-  properties) are bounded only by `max_tokens`: the converter cannot bound their size.
-
-The grammar keeps numbers inside whole-number bounds from 0 up (a 0–100 score, a 0–1
-confidence); other ranges and `multipleOf` are checked after parsing by `enforce_numeric_ranges`,
-which either clamps the value into range or reports it unchanged (see `LlamaCppModel`'s
-`range_policy`).
+`grammar_schema` rewrites a schema into the part of JSON schema the converter knows: `$ref`s
+inlined (a recursive one `MAX_REF_DEPTH` times, then ended), unknown keywords (`pattern`,
+`multipleOf`, ...) dropped, every free string and array bounded so that an answer usually ends
+within the token budget, and bounded properties put before free strings, so a cut reply still has
+them. Ranges the grammar cannot spell are checked after parsing by `enforce_numeric_ranges`, which
+clamps or reports (`LlamaCppModel.range_policy`).
 """
 
 from __future__ import annotations
@@ -56,10 +41,8 @@ _SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
 
 
 def inline_refs(schema: JsonSchema) -> JsonSchema:
-    """`schema` with every local `$ref` replaced by the definition it names, and no `$defs`.
-
-    Keywords next to a `$ref` (a description, a default) are kept and win over the definition's.
-    A reference that cannot be resolved (remote, or a missing name) becomes `{}` (any value).
+    """`schema` with every local `$ref` inlined and no `$defs`; keywords next to a `$ref` win, and an
+    unresolvable reference becomes `{}`.
     """
     definitions: dict[str, Any] = {}
     for key in ("definitions", "$defs"):
@@ -333,11 +316,8 @@ def _open_ended(node: JsonSchema) -> bool:
 
 
 def enforce_numeric_ranges(value: Any, schema: JsonSchema, *, clamp: bool) -> tuple[Any, list[str]]:
-    """Check the numbers in `value` against the ranges of `schema` (refs inlined).
-
-    Returns the value (with out-of-range numbers moved to the nearest allowed one when `clamp`,
-    else unchanged) and one note per number that was out of range, such as
-    `"score: 150 > maximum 100, clamped to 100"`.
+    """The numbers in `value` checked against `schema`'s ranges: the value (clamped when `clamp`) and one
+    note per number out of range, such as `"score: 150 > maximum 100, clamped to 100"`.
     """
     notes: list[str] = []
     return _enforce(value, schema, "", clamp, notes), notes

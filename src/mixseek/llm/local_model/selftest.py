@@ -1,15 +1,9 @@
 """A self-test of the embedded model in a child process, before this process relies on it.
 
-Why: a llama.cpp build that uses CPU instructions the machine does not enable (AMX on cloud VMs
-that report it without enabling its tile state; AVX-512 copied from another host) dies inside
-native code with SIGSEGV or SIGILL, taking mixseek down without a word at the first model call.
-A child that loads the GGUF file and decodes a few tokens meets that crash first, and the parent
-turns it into a `LocalModelSelfTestError` naming the fix: a portable rebuild of llama-cpp-python.
-
-The test takes about a second with SmolLM2. A success is remembered on disk (under
-`$XDG_CACHE_HOME/mixseek/selftest`, else `~/.cache/...`), keyed by the llama.cpp shared libraries,
-the model file (path, size, modification time) and the CPU, so later processes skip the child;
-a rebuilt library, a replaced model or another machine sharing the home directory test again.
+A llama.cpp build using CPU instructions the machine does not enable (AMX, AVX-512 from another
+host) dies with SIGSEGV or SIGILL at the first model call; the child meets that crash first and it
+becomes a `LocalModelSelfTestError` naming the fix. A success is remembered under
+`$XDG_CACHE_HOME/mixseek/selftest`, keyed by the shared libraries, the model file and the CPU.
 """
 
 from __future__ import annotations
@@ -59,11 +53,10 @@ class LocalModelSelfTestError(RuntimeFailure):
 
 
 def reinstall_command() -> str:
-    """The pip command that (re)builds llama-cpp-python portably, bypassing pip's wheel cache.
+    """The pip command that rebuilds llama-cpp-python portably at the installed version.
 
-    pip reuses a wheel it built earlier whatever CMAKE_ARGS says; only `--no-cache-dir` stops that,
-    and `--no-binary` keeps a prebuilt wheel of another index out. An installed version is rebuilt
-    as is, its dependencies untouched.
+    `--no-cache-dir`: pip reuses a wheel it built whatever CMAKE_ARGS says; `--no-binary` keeps out a
+    prebuilt wheel of another index.
     """
     prefix = f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --no-binary llama-cpp-python'
     try:
@@ -79,10 +72,7 @@ def child_command(model_path: Path) -> list[str]:
 
 
 def has_tensors(model_path: Path) -> bool:
-    """Whether the GGUF header announces any tensors: a file without them cannot exercise the build.
-
-    Such a file is left to the engine's own load, which reports it as a file llama.cpp cannot load.
-    """
+    """Whether the GGUF header announces tensors; a file without them is left to the engine's load."""
     try:
         with model_path.open("rb") as handle:
             header = handle.read(16)
@@ -95,10 +85,7 @@ def has_tensors(model_path: Path) -> bool:
 
 
 def run_self_test(model_path: Path) -> None:
-    """Run the child on `model_path` now (no cache consulted); remember a success on disk.
-
-    Raises `LocalModelSelfTestError` when the child is killed by a signal, fails or hangs.
-    """
+    """Run the child on `model_path` now (no cache) and remember a success; else `LocalModelSelfTestError`."""
     try:
         result = subprocess.run(
             child_command(model_path),
