@@ -20,6 +20,7 @@ from mixseek.storage.views import (
     MetricScore,
     RankingEntry,
     RoundJudgment,
+    RoundView,
     TeamView,
     UsageTotals,
 )
@@ -103,18 +104,18 @@ def leaderboard_rows(ranking: Sequence[RankingEntry]) -> list[list[object]]:
     ]
 
 
-def _metric_rows(name: str, metric: MetricScore) -> list[list[object]]:
+def _metric_rows(name: str, metric: MetricScore) -> Sequence[Sequence[object]]:
     """A metric's table row; a judge panel's is followed by a row per judge."""
     if metric.judges is None:
         return [[name, score_text(metric.score), metric.comment]]
-    return [list(row) for row in metric_rows(name, metric)]
+    return metric_rows(name, metric)
 
 
 def _agreement_section(view: ExecutionView) -> list[str]:
     """Judge panels' agreement and the rounds their judges disagreed on; nothing without panels."""
     if not view.agreement:
         return []
-    rows: list[list[object]] = [[*row[:-1], Trusted(row[-1])] for row in agreement_rows(view)]  # spread > N
+    rows = [[*row[:-1], Trusted(row[-1])] for row in agreement_rows(view)]  # "1 (spread > 20)"
     out = ["## Judge agreement", "", "Krippendorff's alpha (interval data).", ""]
     out += [*table(AGREEMENT_HEADER, rows), ""]
     flagged = flagged_lines(view)
@@ -129,16 +130,43 @@ def _pairwise_markdown(view: ExecutionView) -> list[str]:
         return []
     out = ["## Pairwise ranking", "", line(pairwise_rows.heading(pairwise)), ""]
     if pairwise.ranking:
-        standings: list[list[object]] = [list(row) for row in pairwise_rows.standing_rows(pairwise)]
-        out += [*table(pairwise_rows.STANDING_HEADERS, standings), ""]
+        out += [*table(pairwise_rows.STANDING_HEADERS, pairwise_rows.standing_rows(pairwise)), ""]
     if pairwise.comparisons:
-        rows: list[list[object]] = [
+        rows = [
             [*row, c.reasoning_a_first, c.reasoning_b_first]
             for row, c in zip(pairwise_rows.comparison_rows(pairwise), pairwise.comparisons, strict=True)
         ]
         headers = [*pairwise_rows.COMPARISON_HEADERS, "reason (a first)", "reason (b first)"]
         out += [*table(headers, rows), ""]
     return out
+
+
+def _round_markdown(r: RoundView) -> list[str]:
+    final = " (final)" if r.is_final else ""
+    out = [f"### Round {r.round_number}: {score_text(r.score)}/100{final}", ""]
+    if r.status != "completed":
+        out += [f"status: {line(r.status)}{': ' + line(r.error) if r.error else ''}", ""]
+    if r.metrics:
+        rows = [row for m, v in r.metrics.items() for row in _metric_rows(m, v)]
+        out += [*table(["metric", "score", "comment"], rows), ""]
+    out += [
+        f"- judgment: {line(judgment_text(r.judgment))}",
+        f"- members: {r.members.succeeded} succeeded, {r.members.failed} failed",
+    ]
+    steps = steps_text(r.member_submissions)
+    out += [f"- steps: {line(steps)}", ""] if steps else [""]
+    return out + (["Submission:", "", code_block(r.submission), ""] if r.submission is not None else [])
+
+
+def _team_markdown(team: TeamView) -> list[str]:
+    out = [f"## Team {team_heading(team, line)}", ""]
+    out += [f"- status: {line(team.status_words)}", f"- rounds scored: {team.rounds_completed}"]
+    if team.best_round is not None:
+        out.append(f"- best round: {team.best_round} ({score_text(team.best_score)})")
+    out += [f"- stopped because: {line(team.exit_reason)}"] if team.exit_reason else []
+    out += [f"- error: {line(team.error)}"] if team.error else []
+    out.append("")
+    return out + [text for r in team.rounds for text in _round_markdown(r)]
 
 
 def markdown_report(view: ExecutionView) -> str:
@@ -182,31 +210,9 @@ def markdown_report(view: ExecutionView) -> str:
             "",
         ]
     for team in view.teams:
-        out += [f"## Team {team_heading(team, line)}", ""]
-        out += [f"- status: {line(team.status_words)}", f"- rounds scored: {team.rounds_completed}"]
-        if team.best_round is not None:
-            out.append(f"- best round: {team.best_round} ({score_text(team.best_score)})")
-        out += [f"- stopped because: {line(team.exit_reason)}"] if team.exit_reason else []
-        out += [f"- error: {line(team.error)}"] if team.error else []
-        out.append("")
-        for r in team.rounds:
-            final = " (final)" if r.is_final else ""
-            out += [f"### Round {r.round_number}: {score_text(r.score)}/100{final}", ""]
-            if r.status != "completed":
-                out += [f"status: {line(r.status)}{': ' + line(r.error) if r.error else ''}", ""]
-            if r.metrics:
-                rows = [row for m, v in r.metrics.items() for row in _metric_rows(m, v)]
-                out += [*table(["metric", "score", "comment"], rows), ""]
-            out += [
-                f"- judgment: {line(judgment_text(r.judgment))}",
-                f"- members: {r.members.succeeded} succeeded, {r.members.failed} failed",
-            ]
-            steps = steps_text(r.member_submissions)
-            out += [f"- steps: {line(steps)}", ""] if steps else [""]
-            if r.submission is not None:
-                out += ["Submission:", "", code_block(r.submission), ""]
+        out += _team_markdown(team)
     out += ["## Usage by call site", ""]
-    site_rows: list[list[object]] = [
+    site_rows = [
         [site, u.requests, u.input_tokens, u.output_tokens] for site, u in view.usage_by_site.items()
     ]
     out += table(["site", "requests", "input tokens", "output tokens"], site_rows)
