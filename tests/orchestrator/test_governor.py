@@ -113,7 +113,7 @@ async def test_ledger_attributes_usage_to_team_round_and_site() -> None:
         "judgment": {"requests": 1, "tool_calls": 0, "input_tokens": 10, "output_tokens": 5},
         "leader of team 'a'": {"requests": 1, "tool_calls": 0, "input_tokens": 10, "output_tokens": 5},
     }
-    assert governor.ledger.for_team_round("a", 2).requests == 2
+    assert sum(usage["requests"] for usage in governor.ledger.by_site("a", 2).values()) == 2
     assert [(e.team_id, e.round_number) for e in governor.ledger.entries] == [
         ("a", 2),
         ("a", 2),

@@ -1,9 +1,7 @@
 """mixseek.llm: model strings ("provider:model") to pydantic-ai models.
 
-Importing this package imports no provider SDK, nor pydantic-ai itself: each name is loaded on
-first use, and checking a model string (`check_credentials`, `required_env_var`,
-`parse_model_string`) loads pydantic-ai only to look up one of its providers. A provider's SDK is
-imported only when a model of that provider is checked or created.
+Each name is loaded on first use, so importing this package imports neither pydantic-ai nor a
+provider SDK; checking a model string loads pydantic-ai only to look up its provider.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Providers pydantic-ai knows: is the name known, is its SDK installed, how to install it.
 
-Looking a provider up imports pydantic-ai's provider module, which imports the provider's SDK
-(`openai`, `anthropic`, ...). That happens only here, when a model of that provider is checked or
-built, never when `mixseek.llm` (or this module) is imported.
+Looking a provider up imports its SDK, so that happens only here, when a model is checked or built.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""Checks of a model string that build nothing: what `config validate`, `--dry-run` and `exec`
-ask before anything runs.
+"""Checks of a model string that build nothing, for `config validate`, `--dry-run` and `exec`.
 
-They import pydantic-ai only to look up one of its providers (`builtin`): a workspace whose models
-are all registered prefixes (`local:`) or overridden is checked without loading pydantic-ai, which
-keeps `mixseek config validate` quick. `factory` builds the models these checks pass.
+pydantic-ai is loaded only to look up a provider, so a workspace of `local:` or overridden models
+is checked quickly; `factory` builds the models these checks pass.
 """
 
 from __future__ import annotations
@@ -24,11 +22,7 @@ if TYPE_CHECKING:
 
 
 def check_credentials(model: str | Model, *, role: str) -> None:
-    """Do every check `create_model` does without building the model.
-
-    For `--dry-run` and `config validate`. Raises the same errors `create_model` would raise
-    before construction. A model object needs no check: it is built already.
-    """
+    """Every check `create_model` does, raising its errors, without building the model."""
     if not isinstance(model, str) or model == TEST_MODEL or has_override(model):
         return
     spec = parse_model_string(model, role=role)
@@ -41,11 +35,10 @@ def check_credentials(model: str | Model, *, role: str) -> None:
 
 
 def required_env_var(model: str | Model) -> str | None:
-    """The environment variable holding the credential `model` needs, whether or not it is set.
+    """The environment variable holding the credential `model` needs, set or not.
 
-    None for model objects, `test`, overridden strings, registered prefixes (such as `local:`),
-    providers whose credentials come from elsewhere (AWS profiles, Google ADC) and strings that are
-    not valid model strings (`check_credentials` reports those).
+    None for model objects, `test`, overridden strings, registered prefixes, providers with other
+    credentials (AWS profiles, Google ADC) and invalid strings (`check_credentials` reports those).
     """
     if not isinstance(model, str) or model == TEST_MODEL or has_override(model):
         return None

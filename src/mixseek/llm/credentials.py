@@ -1,14 +1,9 @@
 """Which environment variables each pydantic-ai provider reads its credentials from.
 
-The table mirrors what the providers in `pydantic_ai.providers` (2.x) read when they are built
-from a model string. A rule is a sequence of requirements that must all hold; a requirement is
-satisfied when any one of its variables is set to a non-empty value. The first variable of a
-requirement is the one mixseek tells the user to set.
-
-Providers that authenticate in ways an environment variable check cannot see (AWS profiles for
-`bedrock`, Google Application Default Credentials for `google-cloud`/`google-vertex`, OAuth files
-for `openai-codex`/`openai-chatgpt`, LiteLLM's own lookup) have no rule: their SDK reports problems
-when the model is created, and mixseek turns that into a one-line error.
+Mirrors `pydantic_ai.providers` (2.x): a rule is requirements that must all hold, each met by any
+one of its variables being non-empty; the first is the one the user is told to set. Providers that
+authenticate otherwise (AWS profiles, Google ADC, OAuth files, LiteLLM) have no rule: their SDK's
+error at creation becomes a one-line error.
 """
 
 from __future__ import annotations

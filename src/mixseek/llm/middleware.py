@@ -1,10 +1,7 @@
 """Wrapping every model `create_model` builds inside a block (metering, rate limits, budgets).
 
-    with wrap_models(lambda model, model_string, role: Metered(model, role)):
-        team = LeaderTeam(config)   # every model it creates comes back wrapped
-
-Like `override_models`, the active wrappers live in a `ContextVar`, so they
-apply to the code that entered the block and nothing else.
+Like `override_models`, the active wrappers live in a `ContextVar`, so they apply only to the code
+that entered the block.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Models given as pydantic-ai `Model` objects in code, rather than as model strings.
 
-A config written in Python may say `model=OpenAIChatModel(...)` (or any other `Model`) wherever a
-file says `model = "openai:gpt-4o"`. Where mixseek needs a string for such a model — the usage it
-stores per model, per-model rate limits, snapshots and messages — the object goes by a label made
-up once per object and process: `openai:gpt-4o#1`, `test:test#2`. The `#n` keeps two objects of the
-same model (say, with different API keys) apart, and keeps a label from ever reading as a model
-string that `create_model` would resolve.
+Where a string is needed (stored usage, rate limits, snapshots, messages), an object goes by a
+label made once per object and process, `openai:gpt-4o#1`: the `#n` keeps two objects of one model
+apart and never reads as a model string `create_model` would resolve.
 """
 
 from __future__ import annotations

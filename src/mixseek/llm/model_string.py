@@ -1,9 +1,4 @@
-"""Parsing of `provider:model` strings.
-
-A model string is `test` (pydantic-ai's TestModel) or `<provider>:<model name>`, for example
-`openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `google-gla:gemini-2.5-flash`, `ollama:llama3.2` or
-`local:smollm2`. Parsing only checks the shape; whether the provider exists is decided later.
-"""
+"""Parsing of `provider:model` strings (or `test`): only the shape; the provider is checked later."""
 
 from __future__ import annotations
 

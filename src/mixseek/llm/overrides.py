@@ -1,12 +1,7 @@
 """`override_models`: substitute models for model strings within a block.
 
-    with override_models({"openai:gpt-4o": FunctionModel(reply)}):
-        ...  # create_model("openai:gpt-4o", role=...) returns that FunctionModel
-
-The active overrides live in a `ContextVar`, so they follow the code that entered the block: asyncio
-tasks created inside it (including by `asyncio.gather`) and `asyncio.to_thread` workers see them,
-while concurrent tasks created elsewhere do not. Blocks nest; the innermost one that knows a string
-wins, and leaving a block restores exactly what was active before it.
+The overrides live in a `ContextVar`, so tasks and `to_thread` workers started inside the block see
+them and concurrent tasks do not. Blocks nest; the innermost one that knows a string wins.
 """
 
 from __future__ import annotations
@@ -45,8 +40,7 @@ def _layer(models: ModelOverride) -> _Layer:
 def override_models(models: ModelOverride) -> Iterator[None]:
     """Make `create_model` return the given models for the given strings inside the block.
 
-    `models` is a mapping from exact model strings to models, or a callable that receives the model
-    string and returns a model or None (None: fall through to outer overrides and the normal path).
+    `models` maps exact strings to models, or is a callable returning a model or None (fall through).
     Overridden strings skip the credential check.
     """
     layer = _layer(models)

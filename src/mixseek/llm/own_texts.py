@@ -1,11 +1,8 @@
 """mixseek's own prompt texts, named for the models that must not answer with them.
 
-A small model asked a question tends to copy the instructions around it (its system prompt, the
-reply format, the fixed words of mixseek's prompt templates) and present them as its answer. The
-embedded model refuses such copies (`local_model.echo`); it finds the system prompt and the reply
-format in the request itself, but the template words reach it inside the user's turn, mixed with
-the task and the history it may quote. Whoever renders prompts from templates names those words
-here for the duration of the calls (`own_texts`); a model reads them with `current_own_texts`.
+A small model copies the instructions around it as its answer; the embedded model finds the system
+prompt and reply format in the request, but template words reach it inside the user's turn, so whoever
+renders templates names them here (`own_texts`) and the model reads `current_own_texts`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Model answers without the credentials a provider echoed back.
 
-A provider (or a proxy in front of it) that echoes the request's `Authorization` header puts the
-API key into the answer: into what the model wrote (text, thinking, tool-call arguments, where a
-JSON string holds it escaped), and into the answer's own fields (`model`, `id`, provider
-details). Redacting every string of the answer as it arrives keeps it out of everything built
-from the answer: the message history, submissions, scores, the spans pydantic-ai records of the
-call, and the prompts of the other models a run talks to, which may belong to another provider.
-The store, the logs, the terminal and the span exporters redact again on their own
-(`mixseek.redaction`).
+A provider or proxy echoing the `Authorization` header puts the API key into the answer; redacting
+every string of it on arrival keeps the key out of everything built from it, including spans and
+other providers' prompts. The store, logs and exporters redact again (`mixseek.redaction`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Registry of model-string prefixes handled by mixseek or by plugins rather than by pydantic-ai.
 
-`register_model_provider("acme", factory)` makes `create_model("acme:big-model", role=...)` return
-`factory("big-model")`. A registered prefix takes precedence over a pydantic-ai provider of the same
-name and skips mixseek's credential check. An optional `check` callable does the same validation as
-the factory without building anything; `check_credentials` (used by `--dry-run` and `config
-validate`) calls it.
-
-Factories and checks report problems by raising; the error reaches the user prefixed with the model
-string and the role (e.g. "model 'acme:big-model' for judgment: ..."), so they need not know either.
+`register_model_provider("acme", factory)` makes `create_model("acme:big")` return
+`factory("big")`, ahead of a pydantic-ai provider of that name and without a credential check; an
+optional `check` validates without building. Errors they raise get the model string and role prefixed.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Retrying only the model call that failed, when the failure is worth retrying.
 
-Wrapping the model (rather than re-running a whole agent or team round) keeps
-every earlier step of a run — member answers, tool results — and repeats
-just one request, after exponential backoff with jitter or the delay the
-provider asked for in `Retry-After`. tenacity runs the attempts; what is
-mixseek's own is which errors are worth a retry (`is_transient`) and how long
-to wait (`WaitRetryAfter`).
-
-mixseek is the only one that retries: `SingleAttemptModel` turns the provider
-SDKs' own retries off, so every HTTP attempt passes the governor (rate limits,
-budgets) once and is classified by `is_transient` here.
+Retrying one request (not a whole round) keeps every earlier step of a run. tenacity runs the
+attempts; mixseek decides what is transient (`is_transient`) and how long to wait (`WaitRetryAfter`).
+Provider SDKs' own retries are off (`SingleAttemptModel`), so every attempt passes the governor once.
 """
 
 from __future__ import annotations
@@ -93,11 +86,10 @@ def is_transient(exc: BaseException) -> bool:
 
 
 class WaitRetryAfter(wait_base):
-    """Retry-After when the provider gave one (capped at `max_delay`), else exponential backoff.
+    """Retry-After when given (capped at `max_delay`), else backoff with "equal jitter".
 
-    The backoff is "equal jitter": the k-th retry waits between c/2 and c, c = min(max_delay,
-    base_delay × 2^(k-1)). The fixed half keeps a struggling provider from being hit again at
-    once; the random half spreads the retries of many teams that failed together.
+    The k-th retry waits between c/2 and c, c = min(max_delay, base_delay × 2^(k-1)): the fixed half
+    spares a struggling provider, the random half spreads retries of teams that failed together.
     """
 
     def __init__(self, timing: RetryTiming) -> None:
@@ -116,11 +108,7 @@ class WaitRetryAfter(wait_base):
 
 
 class RetryingModel(WrapperModel):
-    """A model whose failed requests are retried up to `max_retries` times when transient.
-
-    Streamed requests pass through unretried: mixseek does not stream, and a
-    stream that already yielded events cannot be repeated safely.
-    """
+    """A model whose transient failures are retried up to `max_retries` times; streams pass unretried."""
 
     def __init__(self, wrapped: Model, *, max_retries: int = 3) -> None:
         super().__init__(wrapped)
@@ -201,13 +189,10 @@ def _one_attempt(model: Model, settings: ModelSettings | None) -> ModelSettings 
 
 
 class SingleAttemptModel(WrapperModel):
-    """A provider model whose SDK makes exactly one HTTP attempt per request.
+    """A provider model whose SDK makes exactly one HTTP attempt per request (`max_retries` = 0).
 
-    The OpenAI, Anthropic, Groq and Cohere SDKs retry failed requests twice on their own. Beneath
-    `RetryingModel` and the governor those retries would be invisible: a failing call would reach
-    the provider three times per mixseek attempt, and the rate limiter, the `max_requests` budget
-    and `Retry-After` handling would see only one. pydantic-ai's `max_retries` setting = 0 turns
-    them off for every model that honours it (see `pydantic_ai.settings.ModelSettings`).
+    SDK retries beneath `RetryingModel` would be invisible to the rate limiter, the `max_requests`
+    budget and `Retry-After` handling.
     """
 
     async def request(

@@ -17,12 +17,10 @@ def build_model_settings(
     timeout_seconds: float | None = None,
     max_retries: int | None = None,
 ) -> ModelSettings:
-    """pydantic-ai `ModelSettings` holding only the values that are set (not None).
+    """pydantic-ai `ModelSettings` of the values that are set, so each model keeps its own defaults.
 
-    `timeout_seconds` becomes `timeout` (the HTTP timeout of one request) and `max_retries` the
-    provider SDK's retry count, which the models `create_model` builds for pydantic-ai providers
-    always set to 0 (mixseek retries itself, see `retrying`). Unset values are left out so each
-    model keeps its own defaults.
+    `timeout_seconds` becomes `timeout` (one HTTP request) and `max_retries` the SDK's retry count
+    (0 for the models `create_model` builds: mixseek retries itself).
     """
     settings = ModelSettings()
     if temperature is not None:

@@ -1,8 +1,4 @@
-"""pydantic-ai's `RunUsage` as a plain dict and back: the form usage is stored and shown in.
-
-Ground level because every layer that pays for model requests (agents, evaluator, the request
-governor, the round controller, the CLI) reports usage in this one form.
-"""
+"""pydantic-ai's `RunUsage` as a plain dict and back: the one form usage is stored and shown in."""
 
 from __future__ import annotations
 
