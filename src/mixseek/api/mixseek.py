@@ -18,9 +18,10 @@ import dataclasses
 import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from mixseek.api.code_config import code_config
+from mixseek.api.engines import EngineChoice, started_engine
 from mixseek.api.execution import ExecutionRun
 from mixseek.config.bundle import ExecutionConfig, load_execution_config
 from mixseek.config.evaluator import EvaluatorSettings
@@ -31,7 +32,6 @@ from mixseek.config.prompt_builder import PromptBuilderSettings
 from mixseek.config.team_models import TeamConfig
 from mixseek.config.workspace import Workspace, resolve_workspace
 from mixseek.errors import ConfigError, InputError
-from mixseek.orchestrator.engine import Engine, LocalEngine
 from mixseek.orchestrator.models import ExecutionSummary
 from mixseek.orchestrator.orchestrator import new_execution_id
 from mixseek.orchestrator.preflight import reference_problems
@@ -142,7 +142,7 @@ class Mixseek:
         reference: str | None = None,
         execution_id: str | None = None,
         resume: str | None = None,
-        engine: Engine | None = None,
+        **engine: Unpack[EngineChoice],
     ) -> AsyncIterator[ExecutionRun]:
         """Start an execution of `user_prompt` (or, with `resume`, continue an interrupted one) and
         yield it as an `ExecutionRun`: iterate over it for its events; `result` afterwards.
@@ -150,8 +150,10 @@ class Mixseek:
         `reference` is a reference answer: stored with the execution (a resume reads it back),
         given to the evaluator's reference metrics (`reference_similarity`), never to the teams.
 
-        `engine` runs it (default `LocalEngine()`: in this process; `TemporalEngine(address)`: as
-        a Temporal workflow whose team rounds run on `mixseek worker` processes).
+        `engine="temporal"` runs it as a Temporal workflow whose team rounds run on `mixseek
+        worker` processes: those of the server `temporal_address`, else `workers` (default 2) on a
+        dev server started for the execution, as `mixseek exec --engine temporal` does (they load the
+        workspace's config files: see `load_workspace`). Default: `"local"`, in this process.
 
         Leaving the block before the last event cancels the execution; the store keeps it as
         `interrupted`, and with a workspace `resume` continues it.
@@ -159,9 +161,32 @@ class Mixseek:
         Raises:
             ConfigError: a model string, plugin or class that does not resolve (nothing started).
             InputError: an empty prompt or reference, an `execution_id` that exists already, no
-                `reference` for a metric that needs one, or `resume` without a workspace or of an
-                execution that cannot be resumed.
+                `reference` for a metric that needs one, `resume` without a workspace or of an
+                execution that cannot be resumed, or an engine that cannot start.
         """
+        self._check_request(user_prompt, reference, execution_id, resume)
+        async with contextlib.AsyncExitStack() as stack:
+            config = await self._checked_config(stack)
+            started = await started_engine(stack, config, engine)
+            execution = ExecutionRun(resume or execution_id or new_execution_id())
+            orchestrator = started.orchestrator(config, [execution._push])
+            # building the models awaits nothing: a cancellation (Ctrl-C) that came meanwhile
+            # lands here, before anything is written
+            await asyncio.sleep(0)
+            if resume is not None:
+                work = orchestrator.resume(resume)
+            else:
+                assert user_prompt is not None
+                work = orchestrator.run(user_prompt, execution_id=execution.execution_id, reference=reference)
+            execution._start(asyncio.create_task(work))
+            try:
+                yield execution
+            finally:
+                await execution._close()
+
+    def _check_request(
+        self, user_prompt: str | None, reference: str | None, execution_id: str | None, resume: str | None
+    ) -> None:
         if resume is not None:
             if user_prompt is not None or execution_id is not None or reference is not None:
                 raise InputError(
@@ -171,60 +196,55 @@ class Mixseek:
                 raise InputError("resume: needs a workspace (its store keeps the execution)")
         elif user_prompt is None or not user_prompt.strip():
             raise InputError("user_prompt cannot be empty")
-        with contextlib.ExitStack() as stack:
-            config = self._config
-            if not self._has_workspace:
-                tmp = stack.enter_context(
-                    tempfile.TemporaryDirectory(prefix="mixseek-", ignore_cleanup_errors=True)
-                )
-                config = dataclasses.replace(config, workspace=Workspace(Path(tmp)))
-            config.workspace.root.mkdir(parents=True, exist_ok=True)
-            problems = await asyncio.to_thread(reference_problems, config)
-            if problems:
-                raise ConfigError.combine(problems)
-            execution = ExecutionRun(resume or execution_id or new_execution_id())
-            orchestrator = (engine or LocalEngine()).orchestrator(config, [execution._push])
-            # building the models awaits nothing: a cancellation (Ctrl-C) that came meanwhile
-            # lands here, before anything is written
-            await asyncio.sleep(0)
-            if resume is not None:
-                execution._start(asyncio.create_task(orchestrator.resume(resume)))
-            else:
-                assert user_prompt is not None
-                execution._start(
-                    asyncio.create_task(
-                        orchestrator.run(
-                            user_prompt, execution_id=execution.execution_id, reference=reference
-                        )
-                    )
-                )
-            try:
-                yield execution
-            finally:
-                await execution._close()
+
+    async def _checked_config(self, stack: contextlib.AsyncExitStack[Any]) -> ExecutionConfig:
+        """The configuration with its workspace (a temporary one without), its references checked."""
+        config = self._config
+        if not self._has_workspace:
+            tmp = stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="mixseek-", ignore_cleanup_errors=True)
+            )
+            config = dataclasses.replace(config, workspace=Workspace(Path(tmp)))
+        config.workspace.root.mkdir(parents=True, exist_ok=True)
+        problems = await asyncio.to_thread(reference_problems, config)
+        if problems:
+            raise ConfigError.combine(problems)
+        return config
 
     async def run(
-        self, user_prompt: str, *, reference: str | None = None, execution_id: str | None = None
+        self,
+        user_prompt: str,
+        *,
+        reference: str | None = None,
+        execution_id: str | None = None,
+        **engine: Unpack[EngineChoice],
     ) -> ExecutionSummary:
         """Run an execution of `user_prompt` to its end and return its summary; `reference` is
-        its reference answer, for the reference metrics alone (see `iter`)."""
-        async with self.iter(user_prompt, reference=reference, execution_id=execution_id) as execution:
+        its reference answer, for the reference metrics alone, `engine` what runs it (see `iter`)."""
+        async with self.iter(
+            user_prompt, reference=reference, execution_id=execution_id, **engine
+        ) as execution:
             async for _ in execution:
                 pass
         return execution.result
 
-    async def resume(self, execution_id: str) -> ExecutionSummary:
+    async def resume(self, execution_id: str, **engine: Unpack[EngineChoice]) -> ExecutionSummary:
         """Continue an interrupted execution of this workspace to its end."""
-        async with self.iter(resume=execution_id) as execution:
+        async with self.iter(resume=execution_id, **engine) as execution:
             async for _ in execution:
                 pass
         return execution.result
 
     def run_sync(
-        self, user_prompt: str, *, reference: str | None = None, execution_id: str | None = None
+        self,
+        user_prompt: str,
+        *,
+        reference: str | None = None,
+        execution_id: str | None = None,
+        **engine: Unpack[EngineChoice],
     ) -> ExecutionSummary:
         """`run` for code without an event loop (a script); inside async code, `await run(...)`."""
-        return asyncio.run(self.run(user_prompt, reference=reference, execution_id=execution_id))
+        return asyncio.run(self.run(user_prompt, reference=reference, execution_id=execution_id, **engine))
 
 
 def load_workspace(

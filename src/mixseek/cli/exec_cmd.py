@@ -29,11 +29,10 @@ from mixseek.cli.console import print_line, stderr_console, stdout_console
 from mixseek.cli.engine_logs import file_logging
 from mixseek.cli.engine_options import (
     EngineOption,
-    EnginePlan,
     GovernorListenOption,
     TemporalAddressOption,
     WorkersOption,
-    plan_engine,
+    this_program,
 )
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts, say_on_interrupt
@@ -47,52 +46,56 @@ from mixseek.errors import InputError
 from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execution_id
 
 if TYPE_CHECKING:
-    from mixseek.api import Mixseek
     from mixseek.config.bundle import ExecutionConfig
-    from mixseek.orchestrator.engine import Engine
+    from mixseek.orchestrator.engine import Engine, EnginePlan
     from mixseek.orchestrator.events import Event, EventSink
     from mixseek.orchestrator.models import ExecutionSummary
     from mixseek.storage.aggregation_store import AggregationStore
     from mixseek.storage.views import ExecutionView
 
+PromptArgument = Annotated[
+    str | None, typer.Argument(metavar="PROMPT", help="The task every team works on.", show_default=False)
+]
+ReferenceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--reference",
+        help="A reference answer for the reference metrics (reference_similarity); never shown to the teams.",
+        show_default=False,
+    ),
+]
+ReferenceFileOption = Annotated[
+    str | None,
+    typer.Option(
+        "--reference-file", help="Read the reference answer from PATH ('-': stdin).", show_default=False
+    ),
+]
+ResumeOption = Annotated[
+    str | None, typer.Option("--resume", help="Continue an interrupted execution.", show_default=False)
+]
+ExecutionIdOption = Annotated[
+    str | None,
+    typer.Option(
+        "--execution-id", help="The new execution's id (default: a generated one).", show_default=False
+    ),
+]
+DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Check everything; call no model.")]
+LogFormatOption = Annotated[str, typer.Option("--log-format", help="logs/mixseek.log as text or json.")]
+
 
 @cli_errors
 def exec_command(
-    prompt: Annotated[
-        str | None, typer.Argument(metavar="PROMPT", help="The task every team works on.", show_default=False)
-    ] = None,
+    prompt: PromptArgument = None,
     prompt_file: PromptFileOption = None,
-    reference: Annotated[
-        str | None,
-        typer.Option(
-            "--reference",
-            help="A reference answer for the reference metrics (reference_similarity); never shown "
-            "to the teams.",
-            show_default=False,
-        ),
-    ] = None,
-    reference_file: Annotated[
-        str | None,
-        typer.Option(
-            "--reference-file", help="Read the reference answer from PATH ('-': stdin).", show_default=False
-        ),
-    ] = None,
+    reference: ReferenceOption = None,
+    reference_file: ReferenceFileOption = None,
     config: OrchestratorOption = None,
     workspace: WorkspaceOption = None,
     output_format: OutputFormatOption = "text",
-    resume: Annotated[
-        str | None, typer.Option("--resume", help="Continue an interrupted execution.", show_default=False)
-    ] = None,
-    execution_id: Annotated[
-        str | None,
-        typer.Option(
-            "--execution-id", help="The new execution's id (default: a generated one).", show_default=False
-        ),
-    ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check everything; call no model.")] = False,
-    log_format: Annotated[
-        str, typer.Option("--log-format", help="logs/mixseek.log as text or json.")
-    ] = "text",
+    resume: ResumeOption = None,
+    execution_id: ExecutionIdOption = None,
+    dry_run: DryRunOption = False,
+    log_format: LogFormatOption = "text",
     otel: OtelOption = None,
     engine: EngineOption = None,
     temporal_address: TemporalAddressOption = None,
@@ -115,43 +118,61 @@ def exec_command(
         ws = resolve_workspace(workspace)
         # the engine loads only now, once the arguments are known to be good (a mistyped one is
         # told at once), and not with the module: every command, `mixseek --help` too, imports it
-        from mixseek.api import Mixseek
-        from mixseek.cli.summary_view import print_summary
         from mixseek.config.bundle import load_execution_config
-        from mixseek.orchestrator.engine_lost import EngineLost
-        from mixseek.orchestrator.orchestrator import new_execution_id
-        from mixseek.orchestrator.preflight import reference_problems
-        from mixseek.storage.aggregation_store import AggregationStore
-        from mixseek.storage.errors import StorageError
-        from mixseek.storage.health import check_store
 
-        loaded = load_execution_config(ws, config)  # what `mixseek.load_workspace` does
-        loaded = apply_otel(loaded, otel)
+        loaded = apply_otel(load_execution_config(ws, config), otel)  # what `mixseek.load_workspace` does
         if dry_run:
             _dry_run(loaded, output_format)
             return
-        refuse_problems(reference_problems(loaded))
-        # no model is built, let alone called, before the store is known to be readable and writable
-        check_store(ws.db_path)
-        engine_plan = plan_engine(loaded, engine, temporal_address, workers, governor_listen)
+        plan = _checked_engine(loaded, engine, temporal_address, workers, governor_listen)
+        run = _Run(loaded, resume or execution_id or _new_execution_id(), prompt, resume, plan, reference)
     except KeyboardInterrupt:
         ignore_interrupts()
         announce_interrupt(NOTHING_STARTED)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    execution_id = resume or execution_id or new_execution_id()
+    raise typer.Exit(_run_and_report(run, output_format, log_format))
+
+
+def _checked_engine(
+    loaded: ExecutionConfig, engine: str | None, address: str | None, workers: int | None, listen: str | None
+) -> EnginePlan:
+    """The store and the engine, checked before any model is built, let alone called."""
+    from mixseek.orchestrator.engine import plan_engine
+    from mixseek.orchestrator.preflight import reference_problems
+    from mixseek.storage.health import check_store
+
+    refuse_problems(reference_problems(loaded))
+    check_store(loaded.workspace.db_path)
+    return plan_engine(loaded, engine, address, workers, listen)
+
+
+def _new_execution_id() -> str:
+    from mixseek.orchestrator.orchestrator import new_execution_id
+
+    return new_execution_id()
+
+
+def _run_and_report(run: _Run, output_format: str, log_format: str) -> int:
+    """The execution's exit code, its summary printed; stopped early, what became of it."""
+    from mixseek.orchestrator.engine_lost import EngineLost
+    from mixseek.storage.aggregation_store import AggregationStore
+    from mixseek.storage.errors import StorageError
+
+    ws = run.config.workspace
     # read-only: what became of the execution is read without writing (a full disk refuses the
     # checkpoint a read-write store makes as it closes)
     store = AggregationStore(ws.db_path, read_only=True)
     # from here on the execution may exist: an interrupt anywhere after (also once the summary is
     # printed, on the way out) says what the store holds at that moment
-    aftermath = functools.partial(_aftermath, store, ws, execution_id)
+    aftermath = functools.partial(_aftermath, store, ws, run.execution_id)
     say_on_interrupt(lambda: f"interrupted: {aftermath()}")
     try:
-        run = _Run(Mixseek.from_config(loaded), execution_id, prompt, resume, engine_plan, reference)
         summary = _execute(run, output_format, log_format)
         if output_format == "json":
             print_json(summary.model_dump(mode="json"))
         else:
+            from mixseek.cli.summary_view import print_summary
+
             print_summary(stdout_console(), summary)
     except KeyboardInterrupt:
         ignore_interrupts()
@@ -161,7 +182,7 @@ def exec_command(
         # the store or the engine failed under a running execution: say so, and what became of it
         report(f"{exc}; {aftermath()}")
         raise typer.Exit(EXIT_FAILURE) from None
-    raise typer.Exit(summary.exit_code)
+    return summary.exit_code
 
 
 def _check_execution_id(execution_id: str | None, resume: str | None) -> None:
@@ -202,7 +223,7 @@ def _dry_run(loaded: ExecutionConfig, output_format: str) -> None:
 class _Run:
     """One execution to run: a new one (`prompt`) or a resumed one (`resume`)."""
 
-    mixseek: Mixseek
+    config: ExecutionConfig
     execution_id: str
     prompt: str | None
     resume: str | None
@@ -215,7 +236,7 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
     from mixseek.cli.live_view import LiveView
     from mixseek.orchestrator.events import JsonlFileSink, LogLineSink
 
-    config = run.mixseek.config
+    config = run.config
     ws = config.workspace
     max_rounds = config.orchestrator.value.max_rounds
     teams = [entry.config.team_id for entry in config.teams]
@@ -228,7 +249,8 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
         # the engine before the live table: what starting it prints (the Temporal dev server's
         # address) went straight to the terminal under a live table, whose next redraw erased it
         # and left a stale copy of the table above
-        engine = stack.enter_context(run.engine.start(ws))
+        announce = functools.partial(stderr_console().print, markup=False)
+        engine = stack.enter_context(run.engine.start(config, announce, this_program()))
         say: Callable[[str], None]
         if interactive:
             live = stack.enter_context(LiveView(stdout_console(), max_rounds, teams=teams, stored=stored))
@@ -281,10 +303,13 @@ class _ResumeNote:
 
 async def _follow(run: _Run, sinks: list[EventSink], engine: Engine) -> ExecutionSummary:
     """The execution, each of its events handed to every sink (a failing sink stops nothing)."""
+    from mixseek.api.mixseek import Mixseek
+
+    mixseek = Mixseek.from_config(run.config)
     if run.resume is not None:
-        iteration = run.mixseek.iter(resume=run.resume, engine=engine)
+        iteration = mixseek.iter(resume=run.resume, engine=engine)
     else:
-        iteration = run.mixseek.iter(
+        iteration = mixseek.iter(
             run.prompt, reference=run.reference, execution_id=run.execution_id, engine=engine
         )
     async with iteration as execution:

@@ -1,18 +1,26 @@
 """Which engine runs an execution: `local` (this process, asyncio) or `temporal` (a workflow).
 
-`Mixseek.iter` asks its engine for the orchestrator; the temporal one is imported only when
-chosen, so `local` needs nothing of the `mixseek[temporal]` extra.
+`plan_engine` checks the choice before an execution is created; `EnginePlan.start` brings the engine
+up for the length of one (a local Temporal dev server and its workers when no address is given).
+The temporal modules load only when chosen: `local` needs nothing of the `mixseek[temporal]` extra.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import math
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
-from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.bundle import ExecutionConfig, load_execution_config
+from mixseek.errors import InputError, MixseekError
 from mixseek.orchestrator.events import EventSink
 from mixseek.orchestrator.orchestrator import Orchestrator
+
+EngineName = Literal["local", "temporal"]
+MODULE = (sys.executable, "-m", "mixseek.cli")  # the `mixseek` program the started workers run
 
 
 class Engine(Protocol):
@@ -39,3 +47,94 @@ class TemporalEngine:
         return TemporalOrchestrator(
             config, address=self.address, sinks=sinks, governor_listen=self.governor_listen
         )
+
+
+@dataclass(frozen=True)
+class EnginePlan:
+    """The checked choice of `plan_engine`."""
+
+    name: EngineName
+    address: str | None = None
+    workers: int = 2
+    governor_listen: str | None = None
+    concurrency: int = 1  # of each started worker
+    config_hash: str = ""  # what the started workers must serve
+
+    @contextlib.contextmanager
+    def start(
+        self, config: ExecutionConfig, say: Callable[[str], None], program: Sequence[str] = MODULE
+    ) -> Iterator[Engine]:
+        """The engine, up until the block ends; `program` is the `mixseek` the workers run."""
+        if self.name == "local":
+            yield LocalEngine()
+            return
+        if self.address is not None:
+            yield TemporalEngine(self.address, governor_listen=self.governor_listen)
+            return
+        from mixseek.orchestrator.temporal.cluster import LocalCluster
+
+        worker = [*program, "worker", "-w", str(config.workspace.root), "-c", str(config.orchestrator.file),
+                  "--concurrency", str(self.concurrency), "--started-for", self.config_hash]  # fmt: skip
+        with LocalCluster(config.workspace, workers=self.workers, worker_argv=worker) as cluster:
+            say(f"temporal: dev server {cluster.address} (UI {cluster.ui_url}), {self.workers} worker(s)")
+            yield TemporalEngine(cluster.address, governor_listen=self.governor_listen)
+
+
+def plan_engine(
+    config: ExecutionConfig,
+    engine: str | None,
+    address: str | None = None,
+    workers: int | None = None,
+    governor_listen: str | None = None,
+) -> EnginePlan:
+    """`mixseek exec --engine/--temporal-address/--workers/--governor-listen`, checked: a bad choice,
+    an unreachable address or a missing `temporal` CLI is an InputError, with nothing started."""
+    # an address is only for the temporal engine: giving one chooses it
+    name = engine or ("temporal" if address is not None else config.orchestrator.value.engine)
+    if name not in ("local", "temporal"):
+        raise InputError(f"--engine: {name!r}: must be local or temporal")
+    if name == "local":
+        given = {"--temporal-address": address, "--workers": workers, "--governor-listen": governor_listen}
+        for option, value in given.items():
+            if value is not None:
+                raise InputError(f"{option}: only with --engine temporal")
+        return EnginePlan("local")
+    try:
+        from mixseek.orchestrator.temporal.client import connect
+        from mixseek.orchestrator.temporal.cluster import temporal_binary
+        from mixseek.orchestrator.temporal.governor_service import check_listen
+    except ImportError:
+        raise InputError(
+            "--engine temporal: needs the temporal extra (pip install 'mixseek[temporal]')"
+        ) from None
+    if governor_listen is not None:
+        check_listen(governor_listen)
+    if address is not None:
+        if workers is not None:
+            raise InputError("--workers: only without --temporal-address (start `mixseek worker`s there)")
+        import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
+
+        asyncio.run(connect(address))
+        return EnginePlan("temporal", address=address, governor_listen=governor_listen)
+    temporal_binary()
+    count = workers if workers is not None else 2
+    # the workers together run as many team rounds at once as the local engine would, not 8 each
+    concurrency = max(1, math.ceil(config.orchestrator.value.max_concurrent_teams / count))
+    return EnginePlan("temporal", None, count, governor_listen, concurrency, _served_hash(config))
+
+
+def _served_hash(config: ExecutionConfig) -> str:
+    """The config hash of `config`, which the workers started here load from its workspace's files."""
+    from mixseek.orchestrator.temporal.identity import work_hash
+
+    mine = work_hash(config)
+    try:
+        files = work_hash(load_execution_config(config.workspace, config.orchestrator.file))
+    except MixseekError:
+        files = None
+    if files != mine:
+        raise InputError(
+            f"--workers: the workers load the config files of {config.workspace.root}, which do not give "
+            "this configuration (made in code?); run load_workspace's, or give a Temporal address"
+        )
+    return mine

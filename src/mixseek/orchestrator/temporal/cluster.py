@@ -63,29 +63,13 @@ def _guarded(argv: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", _DIE_WITH_PARENT, str(os.getpid()), *argv]
 
 
-def worker_argv() -> list[str]:
-    """The program that runs `exec` runs its workers too (a wrapper script included)."""
-    program = Path(sys.argv[0])
-    if program.is_file() and program.name != "__main__.py":
-        return [sys.executable, str(program), "worker"]
-    return [sys.executable, "-m", "mixseek.cli", "worker"]
-
-
 class LocalCluster(AbstractContextManager["LocalCluster"]):
-    """`with LocalCluster(ws, workers=N) as cluster:` … `cluster.address`."""
+    """A dev server and `workers` runs of `worker_argv` (`mixseek worker …`) on it: `cluster.address`."""
 
-    def __init__(
-        self,
-        workspace: Workspace,
-        *,
-        workers: int,
-        concurrency: int | None = None,
-        started_for: str | None = None,
-    ) -> None:
+    def __init__(self, workspace: Workspace, *, workers: int, worker_argv: list[str]) -> None:
         self.workspace = workspace
         self.workers = workers
-        self.concurrency = concurrency
-        self.started_for = started_for  # the exec's config hash, which its workers serve
+        self.worker_argv = worker_argv
         self.binary = temporal_binary()  # checked before anything starts
         self.port = free_port()
         self.ui_port = free_port()
@@ -108,12 +92,9 @@ class LocalCluster(AbstractContextManager["LocalCluster"]):
             )  # fmt: skip
             self._wait_ready(server)
             for n in range(1, self.workers + 1):
-                argv = [*worker_argv(), "-w", str(self.workspace.root), "--temporal-address", self.address]
-                if self.concurrency is not None:
-                    argv += ["--concurrency", str(self.concurrency)]
-                if self.started_for is not None:
-                    argv += ["--started-for", self.started_for]
-                self._spawn(argv, f"temporal-worker-{n}.log")
+                self._spawn(
+                    [*self.worker_argv, "--temporal-address", self.address], f"temporal-worker-{n}.log"
+                )
         except BaseException:
             self.stop()
             raise

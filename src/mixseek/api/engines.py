@@ -1,0 +1,44 @@
+"""The engine an API execution runs on, chosen as `mixseek exec --engine/--workers/…` chooses it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, TypedDict
+
+from mixseek.config.bundle import ExecutionConfig
+from mixseek.orchestrator.engine import Engine, EngineName, plan_engine
+
+
+class EngineChoice(TypedDict, total=False):
+    """The keyword arguments of `Mixseek.run`/`iter`/`resume` that choose the engine."""
+
+    engine: Engine | EngineName | None
+    temporal_address: str | None
+    workers: int | None
+    governor_listen: str | None
+
+
+async def started_engine(
+    stack: contextlib.AsyncExitStack[Any], config: ExecutionConfig, choice: EngineChoice
+) -> Engine:
+    """The chosen engine (default local), up until `stack` closes; what it starts, it starts off the
+    event loop, and stops even when the start is cancelled half-way."""
+    engine = choice.get("engine")
+    if engine is not None and not isinstance(engine, str):
+        return engine
+    address = choice.get("temporal_address")
+    name = engine or ("temporal" if address is not None else "local")
+    workers, listen = choice.get("workers"), choice.get("governor_listen")
+    plan = await asyncio.to_thread(plan_engine, config, name, address, workers, listen)
+    starting = plan.start(config, logging.getLogger(__name__).info)
+    entering = asyncio.ensure_future(asyncio.to_thread(starting.__enter__))
+
+    async def leave(*exc: Any) -> None:
+        await asyncio.wait([entering])
+        if entering.exception() is None:
+            await asyncio.to_thread(starting.__exit__, *exc)
+
+    stack.push_async_exit(leave)
+    return await asyncio.shield(entering)
