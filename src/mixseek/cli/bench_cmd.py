@@ -31,7 +31,7 @@ from mixseek.exit_codes import ExitCode
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from mixseek.config.bundle import TeamEntry
+    from mixseek.config.bundle import ExecutionConfig, TeamEntry
     from mixseek.config.workspace import Workspace
     from mixseek.storage.aggregation_store import AggregationStore
     from mixseek.storage.bench_store import BenchRecord
@@ -83,15 +83,10 @@ def bench_command(
 ) -> None:
     """Run every team on every task of TASKS.jsonl (N times each); report win rates, mean scores
     and ranks with confidence intervals, and pairwise tables with a sign test."""
-    import asyncio  # here: `mixseek --help` needs neither an event loop nor the engine
-
-    from mixseek.api import Mixseek
     from mixseek.config.bundle import load_execution_config
     from mixseek.config.workspace import resolve_workspace
     from mixseek.orchestrator.preflight import reference_problems
-    from mixseek.storage.aggregation_store import AggregationStore
     from mixseek.storage.health import check_store
-    from mixseek.tasksets.runner import open_bench, run_bench
     from mixseek.tasksets.tasks import load_tasks
 
     if output_format not in BENCH_FORMATS:
@@ -103,6 +98,29 @@ def bench_command(
     loaded = load_execution_config(ws, config)
     refuse_problems(reference_problems(loaded))
     check_store(ws.db_path)
+    result = _run(tasks_file, tasks, ws, loaded, repeat=repeat, resume=resume, verbose=verbose)
+    _emit(result, output_format, output, force)
+    _conclude(result, ws)
+
+
+def _run(
+    tasks_file: Path,
+    tasks: TaskSet,
+    ws: Workspace,
+    loaded: ExecutionConfig,
+    *,
+    repeat: int | None,
+    resume: str | None,
+    verbose: bool,
+) -> BenchReport:
+    """Open (or resume) the bench, run what it misses, and read its report; an interrupt or a
+    failing store ends with how to resume."""
+    import asyncio  # here: `mixseek --help` needs neither an event loop nor the engine
+
+    from mixseek.api.mixseek import Mixseek
+    from mixseek.storage.aggregation_store import AggregationStore
+    from mixseek.tasksets.runner import open_bench, run_bench
+
     store = AggregationStore(ws.db_path)
     bench = asyncio.run(open_bench(store, tasks, repeats=repeat, resume=resume))
     runs = bench.task_count * bench.repeats
@@ -121,9 +139,7 @@ def bench_command(
     except MixseekError as exc:  # the store failed under a run, or another process runs one
         report(f"{exc}; {resume_with}")
         raise typer.Exit(EXIT_FAILURE) from None
-    result = asyncio.run(_report(store, bench, tasks, loaded.teams))
-    _emit(result, output_format, output, force)
-    _conclude(result, ws)
+    return asyncio.run(_report(store, bench, tasks, loaded.teams))
 
 
 def _resume_command(tasks_file: Path, bench_id: str, workspace: Path) -> str:
