@@ -1,14 +1,10 @@
 """Which new file each source config becomes, and the references between them.
 
-Every file keeps its path under the workspace (`configs/agents/x.toml` stays there), so a
-user finds each one where it was; only the main orchestrator file becomes
-`configs/orchestrator.toml`, the file `mixseek exec` reads by default. The main one is the
-source's `configs/orchestrator.toml`, else the one with the most teams (`mixseek init` of
-mixseek-core writes two; `--orchestrator` chooses). Other orchestrator files keep their names
-(`mixseek exec --config`). References are rewritten relative to the file that names them.
-
-Files are recognised by content: `[orchestrator]`, `[team]`, `[agent]` (a member),
-`[prompt_builder]`; evaluator and judgment files by their keys or by being named as such.
+Every file keeps its path, so users find each one where it was; only the main orchestrator file
+(the source's `configs/orchestrator.toml`, else the one with most teams, or `--orchestrator`)
+becomes `configs/orchestrator.toml`, which `mixseek exec` reads by default. References are rewritten
+relative to the naming file. Files are recognised by content (`[orchestrator]`, `[team]`, `[agent]`,
+`[prompt_builder]`, evaluator and judgment keys).
 """
 
 from __future__ import annotations

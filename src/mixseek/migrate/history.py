@@ -1,19 +1,10 @@
 """Reading the executions of a mixseek-core `mixseek.db`, read-only, into importable records.
 
-Why not open it as a store: this mixseek's store migrates a file it opens read-write, and its
-first migration creates `round_history_id_seq`, which mixseek-core's schema already has — the
-"sequence already exists" catalog error. The file is opened read-only with plain DuckDB
-instead, and only the tables needed are read (columns looked up first, since mixseek-core's
-schema changed between releases):
-
-- `execution_summary`: one row per finished execution (prompt, status, time taken).
-- `leader_board`: one row per scored round — `score` (0–100) with `score_details`,
-  `final_submission` and `exit_reason`, or in early releases `evaluation_score` (0–1) with
-  `evaluation_feedback` and `usage_info`.
-- `round_history`: the leader's messages (token usage per model response) and member answers.
-- `round_status` when present: each round's times and judgment.
-
-How a round is converted is in `rounds`. Timestamps without a time zone are read as UTC.
+Not opened as a store: that migrates a read-write file, and its first migration creates
+`round_history_id_seq`, which mixseek-core's schema already has. Plain read-only DuckDB reads
+`execution_summary`, `leader_board` (`score` 0–100, or in early releases `evaluation_score` 0–1),
+`round_history` and `round_status` when present, columns looked up first since the schema changed
+between releases. Timestamps without a time zone are UTC; rounds are converted in `rounds`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Member agents: an inline `[[team.members]]` entry or an `[agent]` file of mixseek-core.
 
-mixseek-core names a member with `name`/`type` (or `agent_name`/`agent_type`), writes its
-instruction as a string or a `{ text = "..." }` table, falls back to `description` for the
-tool description (and to "Delegate task to NAME" without either), spells types with
+mixseek-core says `name`/`type` (or `agent_name`/`agent_type`), writes an instruction as a string or
+`{ text = "..." }`, falls back to `description` for the tool description, spells types with
 underscores (`web_search`) and configures tools under `tool_settings.<tool>`.
 """
 
@@ -11,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mixseek.agents.leader.config import MemberAgentConfig
+from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.migrate.fields import (
     COMMON_DROPS,
     LEGACY_DEFAULT_MODEL,

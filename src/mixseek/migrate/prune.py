@@ -1,10 +1,7 @@
 """Dropping converted values that this mixseek refuses, so the new files load.
 
-mixseek-core accepted some values this mixseek does not (a leader timeout of 5 s, say). Rather
-than write a file that fails to load, the value is left out — this mixseek's default applies —
-and the report says which value and why, in the words `mixseek config validate` would use.
-A value that cannot be left out (a required key) stays as written: the check of the finished
-workspace (`migrate.verify`) reports it.
+Such a value (a leader timeout of 5 s) is left out, so the default applies, and reported in
+`config validate`'s words; a required key stays as written and the final check reports it.
 """
 
 from __future__ import annotations

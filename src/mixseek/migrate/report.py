@@ -21,9 +21,7 @@ class Note:
 class Report:
     """Collected while converting; printed by `mixseek migrate` after it has written everything.
 
-    `dropped`: what the new workspace does not have (an option without an equivalent, a value
-    this mixseek refuses). `changed`: what it has under another name or with another meaning
-    (a provider prefix, a tool that now runs locally), so the user knows what to check.
+    `dropped`: what the new workspace lacks; `changed`: what it has under another name or meaning.
     """
 
     dropped: list[Note] = field(default_factory=list)

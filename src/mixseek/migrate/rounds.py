@@ -1,11 +1,9 @@
 """One mixseek-core round as this mixseek stores it: score, metrics, judgment, member answers, usage.
 
-mixseek-core's `score_details` is `{"metrics": [{"metric_name", "score", "evaluator_comment"}]}`
-with CamelCase names; here it is `{name: {"score", "comment"}}`. Its exit reasons
-(`max_rounds_reached`, `no_improvement_expected`) are `max_rounds` and `judgment`. Usage was
-not summed per round: the leader's comes from its model responses in `message_history`, each
-member's from its answer in `member_submissions_record` (no model is named there: `unknown`);
-evaluator and judgment usage was not recorded at all.
+`score_details` `{"metrics": [{"metric_name", "score", "evaluator_comment"}]}` (CamelCase names)
+becomes `{name: {"score", "comment"}}`; exit reasons `max_rounds_reached` and
+`no_improvement_expected` become `max_rounds` and `judgment`. Usage comes from the leader's model
+responses and each member's answer (model `unknown`); evaluator and judgment usage was not recorded.
 """
 
 from __future__ import annotations

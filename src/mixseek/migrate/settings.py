@@ -1,11 +1,9 @@
 """Orchestrator, evaluator, judgment and prompt-builder files.
 
-mixseek-core writes evaluator and judgment settings as top-level keys (or, for the evaluator,
-an `[llm_default]` table) and names the evaluator's model `default_model`; this mixseek wants
-them in `[evaluator]` and `[judgment]`. Metric names were CamelCase (`ClarityCoherence`). Its
-orchestrator bounded a team's whole run with `timeout_per_team_seconds` and each round with
-`submission_timeout_seconds`; here `timeout_per_team_seconds` bounds one round of one team and
-`execution_timeout_seconds` the whole execution. Defaults that differ are written out.
+mixseek-core writes evaluator and judgment settings as top-level keys (or `[llm_default]`), names
+the evaluator's model `default_model` and metrics in CamelCase. Its `timeout_per_team_seconds`
+bounded a team's whole run; here it bounds one round and `execution_timeout_seconds` the execution.
+Defaults that differ are written out.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from typing import Any
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.orchestrator import OrchestratorSettings
+from mixseek.config.prompt_templates import PromptTemplateError, compile_prompt_template
 from mixseek.migrate.fields import (
     COMMON_DROPS,
     LEGACY_DEFAULT_MODEL,
@@ -27,7 +26,6 @@ from mixseek.migrate.fields import (
 from mixseek.migrate.prune import prune_invalid
 from mixseek.migrate.report import Report
 from mixseek.prompt_builder.constants import TEMPLATE_VARIABLES
-from mixseek.prompt_builder.templates import PromptTemplateError, compile_prompt_template
 
 METRIC_NAMES = {
     "ClarityCoherence": "clarity_coherence",

@@ -1,8 +1,7 @@
 """The mixseek-core workspace being migrated: where its files are and how its paths resolve.
 
-mixseek-core resolves every relative path in a config (team files, member files, evaluator and
-judgment files) against the workspace directory, whereas this mixseek resolves it against the
-file that names it; `resolve` does the former so the converter can write the latter.
+mixseek-core resolves relative paths against the workspace, this mixseek against the naming file:
+`resolve` does the former so the converter can write the latter.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Team files: `[team]`, `[team.leader]` and `[[team.members]]`.
 
-Differences handled here: the leader's `system_instruction` is this mixseek's leader
-`system_prompt`; a referenced member (`config = "..."`) may override only `tool_name` and
-`tool_description` in mixseek-core (other keys beside `config` were ignored, so they are not
-carried over either); `member_dispatch` ("selective" or "broadcast") is carried over as it is,
-except "broadcast" for a team left with no members, which this mixseek refuses.
+The leader's `system_instruction` becomes its `system_prompt`; a referenced member overrides only
+`tool_name` and `tool_description` (mixseek-core ignored other keys); "broadcast" is dropped for a
+team left with no members, which this mixseek refuses.
 """
 
 from __future__ import annotations
@@ -12,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, get_args
 
-from mixseek.agents.leader.config import LeaderAgentConfig, TeamConfig
-from mixseek.config.team_models import MemberDispatch
+from mixseek.config.agent_models import LeaderAgentConfig
+from mixseek.config.team_models import MemberDispatch, TeamConfig
 from mixseek.migrate.fields import (
     COMMON_DROPS,
     LEGACY_DEFAULT_MODEL,

@@ -1,11 +1,8 @@
 """`mixseek migrate SRC -w DEST`: everything read and converted first, then written.
 
-The source is read (configs parsed, the database read) before anything is written, so a
-damaged source stops the command with nothing changed in DEST. Existing config files in
-DEST are refused unless `force`. History goes into DEST's store one execution per
-transaction; executions already there are left as they are, so running it twice is harmless.
-Last, the new workspace is loaded as `mixseek config validate` would, so what still needs a
-hand is listed with the rest.
+A damaged source stops the command with DEST unchanged; existing configs in DEST need `force`.
+History is imported one execution per transaction, skipping those already there, so a rerun is
+harmless. Last, DEST is loaded as `config validate` would, listing what still needs a hand.
 """
 
 from __future__ import annotations
