@@ -50,6 +50,7 @@ import uvicorn
 
 from mixseek.config.workspace import Workspace
 from mixseek.storage import AggregationStore, RoundRecord
+from mixseek.storage.models import RoundDecision, RoundKey
 from mixseek.ui.app import create_app
 from mixseek.ui.pages_execution import Renderings
 from mixseek.ui.settings import UISettings
@@ -232,14 +233,15 @@ class Builder:
 
     async def judge(self, index: int, round_number: int) -> None:
         last = round_number == self.rounds
-        await self.store.update_judgment(
-            EXECUTION_ID,
-            team_id(index),
-            round_number,
+        decision = RoundDecision(
             should_continue=not last,
+            reason="max_rounds" if last else "judgment",
             reasoning=None if last else text(self.rng, 50),
             confidence=None if last else round(self.rng.uniform(0.5, 0.95), 2),
-            exit_reason="max_rounds" if last else None,
+        )
+        await self.store.update_judgment(
+            RoundKey(EXECUTION_ID, team_id(index), round_number),
+            decision,
             model_calls=[]
             if last
             else [

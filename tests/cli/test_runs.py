@@ -23,7 +23,7 @@ from mixseek.cli.app import app
 from mixseek.llm import override_models
 from mixseek.report.markdown_escape import code_block
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.models import RoundRecord
+from mixseek.storage.models import RoundKey, RoundRecord
 
 RUN_SCRIPTED = Path(__file__).parents[1] / "e2e" / "run_scripted.py"
 HAND_ID = "hand-made-1"
@@ -92,8 +92,10 @@ async def _hand_made(db: Path) -> None:
             judgment_confidence=0.5,
         )
     )
-    await store.mark_round_started(HAND_ID, "epsilon", 1, started_at=started)
-    await store.mark_round_failed(HAND_ID, "epsilon", 1, "timeout", "timed out after 5 s", ended_at=started)
+    await store.mark_round_started(RoundKey(HAND_ID, "epsilon", 1), started_at=started)
+    await store.mark_round_failed(
+        RoundKey(HAND_ID, "epsilon", 1), "timeout", "timed out after 5 s", ended_at=started
+    )
     await store.record_model_calls(
         HAND_ID,
         [{"site": "leader of team 'delta'", "model": "m", "input_tokens": 10, "output_tokens": 5}],

@@ -12,9 +12,9 @@ from pydantic_ai import RunUsage
 
 from mixseek.llm.governor import Budget, Governor, ModelLimit, call_scope
 from mixseek.round_controller.controller import RoundController
-from mixseek.round_controller.models import RoundDecision
 from mixseek.storage import AggregationStore
 from mixseek.storage.errors import RecordNotFoundError
+from mixseek.storage.models import RoundDecision
 
 
 async def test_usage_of_a_refused_decision_is_stored_once(tmp_path: Path) -> None:

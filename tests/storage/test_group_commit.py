@@ -11,8 +11,9 @@ import duckdb
 import pytest
 
 from mixseek.storage import AggregationStore, RecordNotFoundError
-from mixseek.storage._round_writes import JUDGMENT, MODEL_CALLS, SAVE_ROUND, Judgment, Paid
+from mixseek.storage._round_writes import JUDGMENT, MODEL_CALLS, SAVE_ROUND, Paid
 from mixseek.storage._write_queue import _groups, _Request
+from mixseek.storage.models import RoundDecision, RoundKey
 
 from .support import count_rows, record, unchecked_record
 
@@ -54,8 +55,14 @@ async def test_a_bad_write_fails_alone_and_the_rest_commit(store: AggregationSto
     results = await asyncio.gather(
         store.save_round(record("team-b", 1, 20.0)),
         store.create_execution("exec-1", "again", {}),  # primary key taken: a DuckDB error
-        store.update_judgment("exec-1", "team-z", 1, True, "no such round", 0.5),
-        store.update_judgment("exec-1", "team-a", 1, False, "done", 0.9, exit_reason="judgment"),
+        store.update_judgment(
+            RoundKey("exec-1", "team-z", 1),
+            RoundDecision(should_continue=True, reason="judgment", reasoning="no such round", confidence=0.5),
+        ),
+        store.update_judgment(
+            RoundKey("exec-1", "team-a", 1),
+            RoundDecision(should_continue=False, reason="judgment", reasoning="done", confidence=0.9),
+        ),
         store.save_round(unchecked_record(team_id="team-c", evaluation_score=150.0)),  # CHECK fails
         store.save_round(record("team-d", 1, 40.0)),
         return_exceptions=True,
@@ -85,10 +92,13 @@ async def test_writes_land_in_the_order_they_were_made(store: AggregationStore) 
     await store.create_execution("exec-1", "task", {})
 
     await asyncio.gather(
-        store.mark_round_started("exec-1", "team-a", 1),
+        store.mark_round_started(RoundKey("exec-1", "team-a", 1)),
         store.save_round(record("team-a", 1, 30.0)),
         store.save_round(record("team-a", 1, 35.0, submission_content="second try")),
-        store.update_judgment("exec-1", "team-a", 1, True, "again", 0.4),
+        store.update_judgment(
+            RoundKey("exec-1", "team-a", 1),
+            RoundDecision(should_continue=True, reason="judgment", reasoning="again", confidence=0.4),
+        ),
     )
 
     [status] = await store.get_round_statuses("exec-1")
@@ -131,7 +141,7 @@ async def test_batch_grouping_keeps_order_and_lets_usage_rows_join_up() -> None:
     """Saves separated only by usage rows share one statement; a repeated round starts a new one."""
     loop = asyncio.get_running_loop()
     a1, b1 = Paid(record("team-a", 1)), Paid(record("team-b", 1))
-    judgment = Paid(Judgment("exec-1", "team-a", 1, True, None, None, None))
+    judgment = Paid((RoundKey("exec-1", "team-a", 1), RoundDecision(should_continue=True, reason="judgment")))
     batch = [
         _Request(kind, payload, loop.create_future())
         for kind, payload in (

@@ -36,6 +36,7 @@ from mixseek.storage import (
     UsageTotals,
 )
 from mixseek.storage.lease import ExecutionOwner
+from mixseek.storage.models import RoundDecision, RoundKey
 
 DEAD = "owner-died-1"
 T0 = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
@@ -97,11 +98,17 @@ async def _owner_died(db: Path) -> None:
             _round("a", 1, 40.0, member_submissions_record=answers),
             model_calls=[{"site": "leader of team 'a'", "model": "m", "input_tokens": 7, "output_tokens": 3}],
         )
-        await store.update_judgment(DEAD, "a", 1, False, "enough", 0.9, "judgment")
-        await store.mark_round_started(DEAD, "b", 1, started_at=T0)
-        await store.mark_round_failed(DEAD, "b", 1, "failed", "leader crashed", ended_at=T0)
+        await store.update_judgment(
+            RoundKey(DEAD, "a", 1),
+            RoundDecision(should_continue=False, reason="judgment", reasoning="enough", confidence=0.9),
+        )
+        await store.mark_round_started(RoundKey(DEAD, "b", 1), started_at=T0)
+        await store.mark_round_failed(RoundKey(DEAD, "b", 1), "failed", "leader crashed", ended_at=T0)
         await store.save_round(_round("c", 1, 55.0))
-        await store.update_judgment(DEAD, "c", 1, True, "go on", 0.5)
+        await store.update_judgment(
+            RoundKey(DEAD, "c", 1),
+            RoundDecision(should_continue=True, reason="judgment", reasoning="go on", confidence=0.5),
+        )
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import pytest
 
 from mixseek.round_controller.models import RoundState
 from mixseek.storage import AggregationStore, RecordNotFoundError
+from mixseek.storage.models import RoundDecision, RoundKey
 
 from .support import count_rows, ended, record, started, unchecked_record
 
@@ -27,7 +28,7 @@ async def test_save_round_writes_all_tables(store: AggregationStore) -> None:
         )
     )
 
-    history = await store.get_round_history("exec-1", "team-a", 1)
+    history = await store.get_round_history(RoundKey("exec-1", "team-a", 1))
     assert history is not None
     assert history.team_name == "Team team-a"
     assert history.message_history == '[{"kind": "request", "round": 1}]'
@@ -56,7 +57,7 @@ async def test_save_round_writes_all_tables(store: AggregationStore) -> None:
 
 async def test_message_history_bytes_are_stored_as_text(store: AggregationStore) -> None:
     await store.save_round(record(message_history=b'[{"parts": []}]'))
-    history = await store.get_round_history("exec-1", "team-a", 1)
+    history = await store.get_round_history(RoundKey("exec-1", "team-a", 1))
     assert history is not None
     assert history.message_history == '[{"parts": []}]'
 
@@ -76,7 +77,7 @@ async def test_failed_replacement_keeps_the_previous_rows(store: AggregationStor
 
     [row] = await store.get_leader_board("exec-1")
     assert (row.evaluation_score, row.submission_content) == (40.0, "team-a submission 1")
-    history = await store.get_round_history("exec-1", "team-a", 1)
+    history = await store.get_round_history(RoundKey("exec-1", "team-a", 1))
     assert history is not None and history.message_history == '[{"kind": "request", "round": 1}]'
     assert await store.get_leader_board_ranking("exec-1") == [
         {"team_id": "team-a", "team_name": "Team team-a", "max_score": 40.0, "total_rounds": 1}
@@ -85,14 +86,14 @@ async def test_failed_replacement_keeps_the_previous_rows(store: AggregationStor
 
 async def test_saving_the_same_round_again_replaces_it(store: AggregationStore, db_path: Path) -> None:
     await store.save_round(record("team-a", 1, 90.0))
-    await store.mark_final("exec-1", "team-a", 1)
+    await store.mark_final(RoundKey("exec-1", "team-a", 1))
     await store.save_round(
         record("team-a", 1, 30.0, submission_content="second try", message_history='["again"]')
     )
 
     [row] = await store.get_leader_board("exec-1")
     assert (row.evaluation_score, row.submission_content, row.is_final) == (30.0, "second try", False)
-    history = await store.get_round_history("exec-1", "team-a", 1)
+    history = await store.get_round_history(RoundKey("exec-1", "team-a", 1))
     assert history is not None and history.message_history == '["again"]'
     assert await store.get_leader_board_ranking("exec-1") == [
         {"team_id": "team-a", "team_name": "Team team-a", "max_score": 30.0, "total_rounds": 1}
@@ -144,12 +145,15 @@ async def test_submission_history_is_round_states_in_round_order(store: Aggregat
 
 
 async def test_unknown_round_history_is_none(store: AggregationStore) -> None:
-    assert await store.get_round_history("exec-1", "team-a", 1) is None
+    assert await store.get_round_history(RoundKey("exec-1", "team-a", 1)) is None
 
 
 async def test_update_judgment(store: AggregationStore) -> None:
     await store.save_round(record("team-a", 1))
-    await store.update_judgment("exec-1", "team-a", 1, False, "converged", 0.9, exit_reason="judgment")
+    await store.update_judgment(
+        RoundKey("exec-1", "team-a", 1),
+        RoundDecision(should_continue=False, reason="judgment", reasoning="converged", confidence=0.9),
+    )
     [status] = await store.get_round_statuses("exec-1")
     assert (
         status.should_continue,
@@ -167,20 +171,28 @@ async def test_update_judgment(store: AggregationStore) -> None:
 
 async def test_update_judgment_of_unknown_round_raises(store: AggregationStore) -> None:
     with pytest.raises(RecordNotFoundError, match="no round 4 of team 'team-a' in 'exec-1'"):
-        await store.update_judgment("exec-1", "team-a", 4, True, "why", 0.5)
+        await store.update_judgment(
+            RoundKey("exec-1", "team-a", 4),
+            RoundDecision(should_continue=True, reason="judgment", reasoning="why", confidence=0.5),
+        )
 
 
 async def test_update_judgment_rejects_confidence_outside_unit_range(store: AggregationStore) -> None:
     with pytest.raises(ValueError, match=r"confidence must be within 0\.\.1, got 1\.5"):
-        await store.update_judgment("exec-1", "team-a", 1, True, "why", 1.5)
+        await store.update_judgment(
+            RoundKey("exec-1", "team-a", 1),
+            RoundDecision(should_continue=True, reason="judgment", reasoning="why", confidence=1.5),
+        )
 
 
 async def test_round_started_then_failed(store: AggregationStore) -> None:
-    await store.mark_round_started("exec-1", "team-a", 2, started_at=started(2))
+    await store.mark_round_started(RoundKey("exec-1", "team-a", 2), started_at=started(2))
     [running] = await store.get_round_statuses("exec-1")
     assert (running.status, running.started_at, running.ended_at) == ("running", started(2), None)
 
-    await store.mark_round_failed("exec-1", "team-a", 2, "timeout", "exceeded 300 s", ended_at=ended(2))
+    await store.mark_round_failed(
+        RoundKey("exec-1", "team-a", 2), "timeout", "exceeded 300 s", ended_at=ended(2)
+    )
     [failed] = await store.get_round_statuses("exec-1")
     assert (failed.status, failed.started_at, failed.ended_at, failed.error_message) == (
         "timeout",
@@ -192,7 +204,9 @@ async def test_round_started_then_failed(store: AggregationStore) -> None:
 
 
 async def test_round_failed_without_a_start(store: AggregationStore) -> None:
-    await store.mark_round_failed("exec-1", "team-b", 1, "failed", "leader crashed", ended_at=ended(1))
+    await store.mark_round_failed(
+        RoundKey("exec-1", "team-b", 1), "failed", "leader crashed", ended_at=ended(1)
+    )
     [status] = await store.get_round_statuses("exec-1")
     assert (status.team_id, status.status, status.started_at, status.error_message) == (
         "team-b",
@@ -204,16 +218,16 @@ async def test_round_failed_without_a_start(store: AggregationStore) -> None:
 
 async def test_round_failed_rejects_other_statuses(store: AggregationStore) -> None:
     with pytest.raises(ValueError, match="status must be 'failed' or 'timeout', got 'completed'"):
-        await store.mark_round_failed("exec-1", "team-a", 1, "completed", "x")  # type: ignore[arg-type]
+        await store.mark_round_failed(RoundKey("exec-1", "team-a", 1), "completed", "x")  # type: ignore[arg-type]
 
 
 async def test_mark_final_flags_one_round_per_team(store: AggregationStore) -> None:
     for number in (1, 2, 3):
         await store.save_round(record("team-a", number))
     await store.save_round(record("team-b", 1))
-    await store.mark_final("exec-1", "team-b", 1)
-    await store.mark_final("exec-1", "team-a", 3)
-    await store.mark_final("exec-1", "team-a", 2)
+    await store.mark_final(RoundKey("exec-1", "team-b", 1))
+    await store.mark_final(RoundKey("exec-1", "team-a", 3))
+    await store.mark_final(RoundKey("exec-1", "team-a", 2))
     rows = await store.get_leader_board("exec-1")
     assert [(r.team_id, r.round_number, r.is_final) for r in rows] == [
         ("team-a", 1, False),
@@ -225,9 +239,9 @@ async def test_mark_final_flags_one_round_per_team(store: AggregationStore) -> N
 
 async def test_mark_final_of_unknown_round_changes_nothing(store: AggregationStore) -> None:
     await store.save_round(record("team-a", 1))
-    await store.mark_final("exec-1", "team-a", 1)
+    await store.mark_final(RoundKey("exec-1", "team-a", 1))
     with pytest.raises(RecordNotFoundError, match="no leader_board row for round 9 of team 'team-a'"):
-        await store.mark_final("exec-1", "team-a", 9)
+        await store.mark_final(RoundKey("exec-1", "team-a", 9))
     [row] = await store.get_leader_board("exec-1")
     assert row.is_final is True
 
@@ -255,4 +269,4 @@ async def test_round_histories_of_an_execution_in_one_read(store: AggregationSto
 
     assert [(h.team_id, h.round_number) for h in histories] == [("team-a", 1), ("team-b", 1), ("team-a", 2)]
     assert histories[0].member_submissions_record == {"team_id": "team-a", "submissions": []}
-    assert histories[0] == await store.get_round_history("exec-1", "team-a", 1)
+    assert histories[0] == await store.get_round_history(RoundKey("exec-1", "team-a", 1))

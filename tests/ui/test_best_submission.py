@@ -17,7 +17,7 @@ from e2e.scripted import World, write_workspace
 from mixseek.cli.app import app
 from mixseek.llm import override_models
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.models import RoundRecord
+from mixseek.storage.models import RoundKey, RoundRecord
 from ui.conftest import Served
 from ui.html_page import Element, parse
 
@@ -57,7 +57,7 @@ async def _hostile(db: Path) -> None:
 async def _unscored(db: Path) -> None:
     async with AggregationStore(db) as store:
         await store.create_execution("fresh-1", "go", {})
-        await store.mark_round_started("fresh-1", "t1", 1)
+        await store.mark_round_started(RoundKey("fresh-1", "t1", 1))
 
 
 @pytest.fixture(scope="module")

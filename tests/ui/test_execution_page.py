@@ -27,7 +27,7 @@ from mixseek.cli.app import app
 from mixseek.llm import override_models
 from mixseek.report import content
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.models import RoundRecord
+from mixseek.storage.models import RoundKey, RoundRecord
 from mixseek.ui import live
 from ui.conftest import Served
 from ui.html_page import Element, parse
@@ -98,8 +98,8 @@ async def _hand_made(db: Path) -> None:
             }
         ],
     )
-    await store.mark_round_started(HAND_ID, "t1", 2, started_at=T0)
-    await store.mark_round_failed(HAND_ID, "t1", 2, "timeout", "timed out after 5 s", ended_at=T0)
+    await store.mark_round_started(RoundKey(HAND_ID, "t1", 2), started_at=T0)
+    await store.mark_round_failed(RoundKey(HAND_ID, "t1", 2), "timeout", "timed out after 5 s", ended_at=T0)
     summary = {
         "stop_reason": "budget",
         "stop_detail": "token budget of 1000 reached",
@@ -422,7 +422,7 @@ async def _new_running_execution(db: Path) -> None:
     """An execution owned by this process (so running while the test runs): t1's round 1 started."""
     async with AggregationStore(db) as store:
         await store.create_execution("live-1", "go", {})
-        await store.mark_round_started("live-1", "t1", 1, started_at=T0)
+        await store.mark_round_started(RoundKey("live-1", "t1", 1), started_at=T0)
 
 
 async def _save_round(db: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.models import RoundRecord
+from mixseek.storage.models import RoundKey, RoundRecord
 from mixseek.ui import live
 from ui.conftest import Served
 
@@ -43,7 +43,7 @@ async def _running(db: Path) -> None:
         await store.create_execution(
             EXECUTION, "go", {"teams": {"t1": {"team_id": "t1", "team_name": "Team One"}}}
         )
-        await store.mark_round_started(EXECUTION, "t1", 1)
+        await store.mark_round_started(RoundKey(EXECUTION, "t1", 1))
 
 
 async def _save_round(db: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 from e2e.scripted import World, write_workspace
 from e2e.strategies import StrategyWorld, write_strategies_workspace
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.models import RoundRecord
+from mixseek.storage.models import RoundKey, RoundRecord
 
 from .conftest import Served
 from .stored_runs import in_thread, run_exec
@@ -232,8 +232,8 @@ def test_rounds_written_through_the_store_api(tmp_path: Path, serve: Callable[..
         async with AggregationStore(db) as store:
             await store.create_execution("e1", "prompt", {})
             await store.save_round(_record("e1", 1, "one\ntwo\n", json.dumps([{"kind": "bogus"}])))
-            await store.mark_round_failed("e1", "t", 2, "failed", "leader crashed: <b>boom</b>")
-            await store.mark_round_started("e1", "u", 1)
+            await store.mark_round_failed(RoundKey("e1", "t", 2), "failed", "leader crashed: <b>boom</b>")
+            await store.mark_round_started(RoundKey("e1", "u", 1))
 
     in_thread(lambda: asyncio.run(write()))
     served = serve(tmp_path / "ws")

@@ -72,6 +72,7 @@ from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSn
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.lease import HEARTBEAT_SECONDS, ExecutionOwnedError, ExecutionOwner
+from mixseek.storage.models import RoundKey
 from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.protocol import Store
 
@@ -535,7 +536,7 @@ class Orchestrator:
         best_rounds = {t: team.best_round() for t, team in progress.items() if team.completed}
         finals = {t: r for t, r in best_rounds.items() if t not in cut}
         # all at once: the store writes them in one transaction
-        await asyncio.gather(*(self.store.mark_final(execution_id, t, r) for t, r in finals.items()))
+        await asyncio.gather(*(self.store.mark_final(RoundKey(execution_id, *f)) for f in finals.items()))
         pairwise = await self._pairwise_stage(execution_id, user_prompt, stop[0], best_rounds)
         teams: list[TeamSummary] = []
         for team_id, team in progress.items():

@@ -15,7 +15,7 @@ import mixseek.telemetry as telemetry
 from mixseek.agents.team import Team
 from mixseek.agents.team_result import TeamRunResult
 from mixseek.errors import describe_exception
-from mixseek.evaluator import Evaluator
+from mixseek.evaluator.evaluator import Evaluator
 from mixseek.evaluator.models import EvaluationResult
 from mixseek.llm.governor import CallScope, Governor, GovernorUnreachable, call_scope
 from mixseek.llm.own_texts import own_texts
@@ -24,9 +24,9 @@ from mixseek.prompt_builder.builder import template_words
 from mixseek.prompt_builder.models import RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
 from mixseek.round_controller.judgment_client import JudgmentClient
-from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
+from mixseek.round_controller.models import RoundOutcome, RoundSnapshot
 from mixseek.storage.errors import RecordNotFoundError, StorageError
-from mixseek.storage.models import RoundRecord
+from mixseek.storage.models import RoundDecision, RoundKey, RoundRecord
 from mixseek.storage.protocol import RoundWriter
 
 logger = logging.getLogger("mixseek.round_controller")
@@ -77,6 +77,9 @@ class RoundController:
     @property
     def team_name(self) -> str:
         return self.team.config.team_name
+
+    def key(self, round_number: int) -> RoundKey:
+        return RoundKey(self.execution_id, self.team_id, round_number)
 
     def _context(
         self, round_number: int, *, including_current: bool, snapshot: RoundSnapshot
@@ -160,9 +163,7 @@ class RoundController:
 
     def _failure(self, round_number: int, status: Literal["failed", "timeout"], error: str) -> PaidWrite:
         def write(calls: Sequence[Mapping[str, Any]]) -> Awaitable[None]:
-            return self.store.mark_round_failed(
-                self.execution_id, self.team_id, round_number, status, error, model_calls=calls
-            )
+            return self.store.mark_round_failed(self.key(round_number), status, error, model_calls=calls)
 
         return write
 
@@ -256,16 +257,7 @@ class RoundController:
         """Store the decision with its saved round, and the usage of the judgment that made it."""
 
         def write(calls: Sequence[Mapping[str, Any]]) -> Awaitable[None]:
-            return self.store.update_judgment(
-                self.execution_id,
-                self.team_id,
-                round_number,
-                should_continue=decision.should_continue,
-                reasoning=decision.reasoning,
-                confidence=decision.confidence,
-                exit_reason=None if decision.should_continue else decision.reason,
-                model_calls=calls,
-            )
+            return self.store.update_judgment(self.key(round_number), decision, model_calls=calls)
 
         await self._store_paid(round_number, write)
 

@@ -1,7 +1,7 @@
-"""What a team round returns, the decision after it, and the board at a round barrier.
+"""What a team round returns and the board at a round barrier.
 
-`RoundState` is defined at the ground (`mixseek.round_state`) and re-exported here, the path
-the seeds name.
+`RoundState` (defined at the ground) and `RoundDecision` (defined with the store, which keeps it)
+are re-exported here, the path the seeds name.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from mixseek.round_state import RoundState
+from mixseek.storage.models import RoundDecision
 
 __all__ = ["RoundDecision", "RoundOutcome", "RoundOutcomeStatus", "RoundSnapshot", "RoundState"]
 
@@ -48,15 +49,6 @@ class RoundOutcome(BaseModel):
             for part in ("team", "evaluation")
             for kind in ("input_tokens", "output_tokens")
         )
-
-
-class RoundDecision(BaseModel):
-    """Whether a team goes on after a round, and why."""
-
-    should_continue: bool
-    reason: Literal["min_rounds", "max_rounds", "judgment", "judgment_failed"]
-    reasoning: str | None = None
-    confidence: float | None = None
 
 
 class RoundSnapshot(BaseModel):

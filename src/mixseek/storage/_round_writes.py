@@ -25,7 +25,7 @@ from pydantic_core import to_json
 import mixseek.storage._sql as sql
 from mixseek.storage._write_queue import WriteKind
 from mixseek.storage.errors import RecordNotFoundError
-from mixseek.storage.models import RoundRecord, as_utc
+from mixseek.storage.models import RoundDecision, RoundKey, RoundRecord, as_utc
 
 Conn = duckdb.DuckDBPyConnection
 P = TypeVar("P")
@@ -105,7 +105,7 @@ _ROUND_ROWS: tuple[tuple[str, str, Callable[[RoundRecord], tuple[object, ...]]],
 def _save_rounds(conn: Conn, records: Sequence[RoundRecord]) -> list[Any]:
     """Replace the rows of these rounds (their keys are distinct) and their teams' standings."""
     for chunk in chunks(records):
-        keys = flat([(r.execution_id, r.team_id, r.round_number) for r in chunk])
+        keys = flat([r.key for r in chunk])
         for table, _, _ in _ROUND_ROWS:
             conn.execute(sql.delete_rounds(table, len(chunk)), keys)
         for table, columns, row in _ROUND_ROWS:
@@ -122,35 +122,18 @@ def refresh_standings(conn: Conn, teams: set[tuple[str, str]]) -> None:
             conn.execute(statement, params)
 
 
-@dataclass(frozen=True)
-class Judgment:
-    """The decision stored with a saved round."""
-
-    execution_id: str
-    team_id: str
-    round_number: int
-    should_continue: bool
-    reasoning: str | None
-    confidence: float | None
-    exit_reason: str | None
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.execution_id, self.team_id, self.round_number)
+# the decision stored with a saved round
+Judgment = tuple[RoundKey, RoundDecision]
 
 
 def _update_judgments(conn: Conn, judgments: Sequence[Judgment]) -> list[Any]:
-    found: set[tuple[str, str, int]] = set()
+    found: set[RoundKey] = set()
     for chunk in chunks(judgments):
-        rows = [(*j.key, j.should_continue, j.reasoning, j.confidence, j.exit_reason) for j in chunk]
+        rows = [(*key, d.should_continue, d.reasoning, d.confidence, d.exit_reason) for key, d in chunk]
         returned = conn.execute(sql.update_judgments(len(chunk)), flat(rows)).fetchall()
-        found.update((e, t, int(r)) for e, t, r in returned)
-    return [
-        None
-        if j.key in found
-        else RecordNotFoundError(f"no round {j.round_number} of team {j.team_id!r} in {j.execution_id!r}")
-        for j in judgments
-    ]
+        found.update(RoundKey(e, t, int(r)) for e, t, r in returned)
+    missing = "no round {2} of team {1!r} in {0!r}"
+    return [None if key in found else RecordNotFoundError(missing.format(*key)) for key, _ in judgments]
 
 
 # (execution_id, team_id, round_number, status, started_at, ended_at, error_message)
@@ -202,10 +185,8 @@ def _paid(
     return WriteKind(name, write_paid, key=lambda item: key(item.payload))
 
 
-SAVE_ROUND: WriteKind[Paid[RoundRecord]] = _paid(
-    "save_round", _save_rounds, key=lambda r: (r.execution_id, r.team_id, r.round_number)
-)
-JUDGMENT: WriteKind[Paid[Judgment]] = _paid("update_judgment", _update_judgments, key=lambda j: j.key)
+SAVE_ROUND: WriteKind[Paid[RoundRecord]] = _paid("save_round", _save_rounds, key=lambda r: r.key)
+JUDGMENT: WriteKind[Paid[Judgment]] = _paid("update_judgment", _update_judgments, key=lambda j: j[0])
 # starts and failures of rounds; one statement may not upsert a round twice
 ROUND_STATUS: WriteKind[Paid[RoundStatusRow]] = _paid(
     "round_status", _upsert_round_statuses, key=lambda r: r[:3]

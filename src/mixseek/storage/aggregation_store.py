@@ -45,7 +45,6 @@ from mixseek.storage._round_writes import (
     ROUND_STATUS,
     SAVE_ROUND,
     CallRow,
-    Judgment,
     Paid,
     RoundStatusRow,
     json_text,
@@ -59,7 +58,9 @@ from mixseek.storage.models import (
     ExecutionRecord,
     ExecutionStatus,
     LeaderBoardRow,
+    RoundDecision,
     RoundHistoryRecord,
+    RoundKey,
     RoundRecord,
     RoundStatusRecord,
     as_utc,
@@ -455,12 +456,9 @@ class AggregationStore:
         """
         await self._write(SAVE_ROUND, Paid(record, _call_rows(record.execution_id, model_calls)))
 
-    async def mark_round_started(
-        self, execution_id: str, team_id: str, round_number: int, *, started_at: datetime | None = None
-    ) -> None:
+    async def mark_round_started(self, key: RoundKey, *, started_at: datetime | None = None) -> None:
         """Record that a team's round is under way (round_status 'running')."""
-        started = _utc_or_now(started_at)
-        row: RoundStatusRow = (execution_id, team_id, round_number, "running", started, None, None)
+        row: RoundStatusRow = (*key, "running", _utc_or_now(started_at), None, None)
         await self._write(ROUND_STATUS, Paid(row))
 
     async def mark_rounds_started(
@@ -476,9 +474,7 @@ class AggregationStore:
 
     async def mark_round_failed(
         self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
+        key: RoundKey,
         status: Literal["failed", "timeout"],
         error_message: str,
         *,
@@ -493,34 +489,19 @@ class AggregationStore:
         """
         if status not in ("failed", "timeout"):
             raise ValueError(f"status must be 'failed' or 'timeout', got {status!r}")
-        ended = _utc_or_now(ended_at)
-        row: RoundStatusRow = (execution_id, team_id, round_number, status, None, ended, error_message)
-        await self._write(ROUND_STATUS, Paid(row, _call_rows(execution_id, model_calls)))
+        row: RoundStatusRow = (*key, status, None, _utc_or_now(ended_at), error_message)
+        await self._write(ROUND_STATUS, Paid(row, _call_rows(key.execution_id, model_calls)))
 
     async def update_judgment(
-        self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
-        should_continue: bool,
-        reasoning: str | None,
-        confidence: float | None,
-        exit_reason: str | None = None,
-        *,
-        model_calls: Sequence[Mapping[str, Any]] = (),
+        self, key: RoundKey, decision: RoundDecision, *, model_calls: Sequence[Mapping[str, Any]] = ()
     ) -> None:
-        """Store the decision made after a saved round: a judgment (`confidence` within 0..1),
-        or a rule such as min_rounds/max_rounds (no reasoning, no confidence), with the usage
-        of the judgment's model requests (see `record_model_calls`)."""
-        if confidence is not None and not 0.0 <= confidence <= 1.0:
-            raise ValueError(f"confidence must be within 0..1, got {confidence}")
-        judgment = Judgment(
-            execution_id, team_id, round_number, should_continue, reasoning, confidence, exit_reason
-        )
-        await self._write(JUDGMENT, Paid(judgment, _call_rows(execution_id, model_calls)))
+        """Store the decision made after a saved round, with the usage of the judgment's model
+        requests (see `record_model_calls`)."""
+        await self._write(JUDGMENT, Paid((key, decision), _call_rows(key.execution_id, model_calls)))
 
-    async def mark_final(self, execution_id: str, team_id: str, round_number: int) -> None:
+    async def mark_final(self, key: RoundKey) -> None:
         """Flag this round as the team's final submission and unflag the team's other rounds."""
+        execution_id, team_id, round_number = key
 
         def work(conn: Conn) -> None:
             _update(
@@ -609,10 +590,8 @@ class AggregationStore:
             histories.setdefault(team_id, []).append(_round_state(tuple(history_row)))
         return histories
 
-    async def get_round_history(
-        self, execution_id: str, team_id: str, round_number: int
-    ) -> RoundHistoryRecord | None:
-        records = await self._round_histories(f"WHERE {sql.KEY}", [execution_id, team_id, round_number])
+    async def get_round_history(self, key: RoundKey) -> RoundHistoryRecord | None:
+        records = await self._round_histories(f"WHERE {sql.KEY}", list(key))
         return records[0] if records else None
 
     async def get_round_histories(self, execution_id: str) -> list[RoundHistoryRecord]:

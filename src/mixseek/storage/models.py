@@ -8,7 +8,7 @@ understand pydantic-ai messages, so it does not import pydantic-ai.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -19,6 +19,7 @@ ExecutionStatus = Literal["running", FinalStatus]
 StopReason = Literal["finished", "budget", "execution_timeout", "interrupted"]
 """Why the round loop stopped (stored in an execution's summary)."""
 RoundStatusValue = Literal["running", "completed", "failed", "timeout"]
+DecisionReason = Literal["min_rounds", "max_rounds", "judgment", "judgment_failed"]
 
 
 def as_utc(value: datetime) -> datetime:
@@ -31,6 +32,36 @@ def as_utc(value: datetime) -> datetime:
 class _Record(BaseModel):
     # built on first use: a reader of the store validates only the records it reads
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class RoundKey(NamedTuple):
+    """One team's round of one execution: the key of its stored rows."""
+
+    execution_id: str
+    team_id: str
+    round_number: int
+
+
+class RoundDecision(_Record):
+    """Whether a team goes on after a round, and why: what the round controller decides, the store
+    keeps with the round, the Temporal engine carries and `TeamDecided` announces."""
+
+    should_continue: bool
+    reason: DecisionReason
+    confidence: float | None = None
+    reasoning: str | None = None
+
+    @field_validator("confidence")
+    @classmethod
+    def _within_unit(cls, value: float | None) -> float | None:
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise ValueError(f"confidence must be within 0..1, got {value}")
+        return value
+
+    @property
+    def exit_reason(self) -> DecisionReason | None:
+        """The reason the store keeps as the round's exit reason: a stop's only."""
+        return None if self.should_continue else self.reason
 
 
 class RoundRecord(_Record):
@@ -56,6 +87,10 @@ class RoundRecord(_Record):
     judgment_reasoning: str | None = None
     judgment_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     exit_reason: str | None = None
+
+    @property
+    def key(self) -> RoundKey:
+        return RoundKey(self.execution_id, self.team_id, self.round_number)
 
     @field_validator("message_history", mode="before")
     @classmethod

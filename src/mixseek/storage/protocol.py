@@ -21,6 +21,8 @@ from mixseek.storage.models import (
     ExecutionRecord,
     ExecutionStatus,
     LeaderBoardRow,
+    RoundDecision,
+    RoundKey,
     RoundRecord,
     RoundStatusRecord,
 )
@@ -39,9 +41,7 @@ class RoundWriter(Protocol):
 
     async def mark_round_failed(
         self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
+        key: RoundKey,
         status: Literal["failed", "timeout"],
         error_message: str,
         *,
@@ -50,16 +50,7 @@ class RoundWriter(Protocol):
     ) -> None: ...
 
     async def update_judgment(
-        self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
-        should_continue: bool,
-        reasoning: str | None,
-        confidence: float | None,
-        exit_reason: str | None = None,
-        *,
-        model_calls: Sequence[Mapping[str, Any]] = (),
+        self, key: RoundKey, decision: RoundDecision, *, model_calls: Sequence[Mapping[str, Any]] = ()
     ) -> None: ...
 
 
@@ -112,7 +103,7 @@ class Store(RoundWriter, Protocol):
         self, execution_id: str, round_number: int, team_ids: Sequence[str]
     ) -> None: ...
 
-    async def mark_final(self, execution_id: str, team_id: str, round_number: int) -> None: ...
+    async def mark_final(self, key: RoundKey) -> None: ...
 
     async def record_model_calls(self, execution_id: str, calls: Sequence[Mapping[str, Any]]) -> None: ...
 

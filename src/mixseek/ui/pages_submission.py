@@ -22,7 +22,7 @@ from mixseek.report.diff import TextDiff, diff_texts
 from mixseek.report.markdown import render_markdown
 from mixseek.report.transcript import Transcript, read_transcript
 from mixseek.storage.aggregation_store import AggregationStore
-from mixseek.storage.models import RoundHistoryRecord
+from mixseek.storage.models import RoundHistoryRecord, RoundKey
 from mixseek.storage.views import ExecutionView, MemberAnswer, RoundView, TeamView
 from mixseek.ui.pages_execution import execution_url, submission_url
 from mixseek.ui.reads import UnknownExecution, db_path, read_store
@@ -181,7 +181,7 @@ async def submission_page(request: Request) -> Response:
         view = await store.get_execution_view(execution_id)
         if view is None:
             return None, None
-        return view, await store.get_round_history(execution_id, team_id, round_number)
+        return view, await store.get_round_history(RoundKey(execution_id, team_id, round_number))
 
     nothing: tuple[ExecutionView | None, RoundHistoryRecord | None] = (None, None)
     view, history = await read_store(db, read, nothing)

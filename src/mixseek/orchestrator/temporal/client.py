@@ -52,11 +52,8 @@ from mixseek.orchestrator.temporal.messages import (
     FinishInput,
     JudgeResult,
     JudgeRound,
-    JudgmentWrite,
     RoundBegun,
-    RoundFailed,
     RoundWrites,
-    SaveRound,
     TeamRoundResult,
     store_queue,
     workflow_id,
@@ -368,37 +365,8 @@ class StoreActivities:
     def _writes(self, recorded: RoundWrites) -> list[Coroutine[Any, Any, None]]:
         """One result's store writes, not yet submitted."""
         store = self.engine.store
-        pending: list[Coroutine[Any, Any, None]] = []
+        pending = [write.apply(store) for write in recorded.writes]
         unsaved = recorded.unsaved_calls
-        for write in recorded.writes:
-            calls = [c.model_dump() for c in write.model_calls]
-            if isinstance(write, SaveRound):
-                pending.append(store.save_round(write.record, model_calls=calls))
-            elif isinstance(write, RoundFailed):
-                pending.append(
-                    store.mark_round_failed(
-                        write.execution_id,
-                        write.team_id,
-                        write.round_number,
-                        write.status,
-                        write.error_message,
-                        ended_at=write.ended_at,
-                        model_calls=calls,
-                    )
-                )
-            elif isinstance(write, JudgmentWrite):
-                pending.append(
-                    store.update_judgment(
-                        write.execution_id,
-                        write.team_id,
-                        write.round_number,
-                        should_continue=write.should_continue,
-                        reasoning=write.reasoning,
-                        confidence=write.confidence,
-                        exit_reason=write.exit_reason,
-                        model_calls=calls,
-                    )
-                )
         if unsaved:
             pending.append(store.record_model_calls(self.execution_id, [c.model_dump() for c in unsaved]))
         return pending

@@ -6,15 +6,19 @@ Kept free of heavy imports: the workflow sandbox imports this module as it is.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Coroutine
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from mixseek.orchestrator.progress import TeamProgress
-from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
-from mixseek.storage.models import RoundRecord
+from mixseek.round_controller.models import RoundOutcome, RoundSnapshot
+from mixseek.storage.models import RoundDecision, RoundKey, RoundRecord
 from mixseek.version import __version__
+
+if TYPE_CHECKING:
+    from mixseek.storage.protocol import RoundWriter
 
 WORKFLOW_NAME = "MixseekExecution"
 # the error type of an activity whose worker could not ask the execution's governor service
@@ -53,33 +57,43 @@ class ModelCall(BaseModel):
     created_at: datetime
 
 
-class SaveRound(BaseModel):
-    kind: Literal["save_round"] = "save_round"
-    record: RoundRecord
+class _Write(BaseModel):
+    """A `RoundWriter` call a worker recorded (`recording.RecordingStore`), with the usage it carries."""
+
     model_calls: list[ModelCall]
 
+    def calls(self) -> list[dict[str, Any]]:
+        return [call.model_dump() for call in self.model_calls]
 
-class RoundFailed(BaseModel):
+
+class SaveRound(_Write):
+    kind: Literal["save_round"] = "save_round"
+    record: RoundRecord
+
+    def apply(self, store: RoundWriter) -> Coroutine[Any, Any, None]:
+        return store.save_round(self.record, model_calls=self.calls())
+
+
+class RoundFailed(_Write):
     kind: Literal["round_failed"] = "round_failed"
-    execution_id: str
-    team_id: str
-    round_number: int
+    key: RoundKey
     status: Literal["failed", "timeout"]
     error_message: str
     ended_at: datetime
-    model_calls: list[ModelCall]
+
+    def apply(self, store: RoundWriter) -> Coroutine[Any, Any, None]:
+        return store.mark_round_failed(
+            self.key, self.status, self.error_message, ended_at=self.ended_at, model_calls=self.calls()
+        )
 
 
-class JudgmentWrite(BaseModel):
+class JudgmentWrite(_Write):
     kind: Literal["judgment"] = "judgment"
-    execution_id: str
-    team_id: str
-    round_number: int
-    should_continue: bool
-    reasoning: str | None
-    confidence: float | None
-    exit_reason: str | None
-    model_calls: list[ModelCall]
+    key: RoundKey
+    decision: RoundDecision
+
+    def apply(self, store: RoundWriter) -> Coroutine[Any, Any, None]:
+        return store.update_judgment(self.key, self.decision, model_calls=self.calls())
 
 
 StoreWrite = Annotated[SaveRound | RoundFailed | JudgmentWrite, Field(discriminator="kind")]

@@ -18,7 +18,7 @@ from mixseek.orchestrator.temporal.messages import (
     SaveRound,
     StoreWrite,
 )
-from mixseek.storage.models import RoundRecord
+from mixseek.storage.models import RoundDecision, RoundKey, RoundRecord
 
 
 def as_model_calls(rows: Sequence[Mapping[str, Any]]) -> list[ModelCall]:
@@ -26,7 +26,7 @@ def as_model_calls(rows: Sequence[Mapping[str, Any]]) -> list[ModelCall]:
 
 
 class RecordingStore:
-    """A `RoundWriter` that keeps each write, in order, for the store's writer."""
+    """A `RoundWriter` that keeps each write, in order, for the store's writer (`_Write.apply`)."""
 
     def __init__(self) -> None:
         self.writes: list[StoreWrite] = []
@@ -36,48 +36,22 @@ class RecordingStore:
 
     async def mark_round_failed(
         self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
+        key: RoundKey,
         status: Literal["failed", "timeout"],
         error_message: str,
         *,
         ended_at: datetime | None = None,
         model_calls: Sequence[Mapping[str, Any]] = (),
     ) -> None:
+        ended = ended_at or datetime.now(UTC)
+        calls = as_model_calls(model_calls)
         self.writes.append(
             RoundFailed(
-                execution_id=execution_id,
-                team_id=team_id,
-                round_number=round_number,
-                status=status,
-                error_message=error_message,
-                ended_at=ended_at or datetime.now(UTC),
-                model_calls=as_model_calls(model_calls),
+                key=key, status=status, error_message=error_message, ended_at=ended, model_calls=calls
             )
         )
 
     async def update_judgment(
-        self,
-        execution_id: str,
-        team_id: str,
-        round_number: int,
-        should_continue: bool,
-        reasoning: str | None,
-        confidence: float | None,
-        exit_reason: str | None = None,
-        *,
-        model_calls: Sequence[Mapping[str, Any]] = (),
+        self, key: RoundKey, decision: RoundDecision, *, model_calls: Sequence[Mapping[str, Any]] = ()
     ) -> None:
-        self.writes.append(
-            JudgmentWrite(
-                execution_id=execution_id,
-                team_id=team_id,
-                round_number=round_number,
-                should_continue=should_continue,
-                reasoning=reasoning,
-                confidence=confidence,
-                exit_reason=exit_reason,
-                model_calls=as_model_calls(model_calls),
-            )
-        )
+        self.writes.append(JudgmentWrite(key=key, decision=decision, model_calls=as_model_calls(model_calls)))
