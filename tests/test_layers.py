@@ -36,6 +36,8 @@ LAYERS: dict[str, tuple[int, str]] = {
     "ui": (5, "front ends"),
     "": (4, "API and engine"),
     "api": (4, "API and engine"),
+    # Reading stored executions (`list_executions`, `read_execution`): the CLI and the dashboard read through it.
+    "runs": (4, "API and engine"),
     "orchestrator": (4, "API and engine"),
     # A use case the CLI runs, like an execution: it converts configs and imports history
     # through the config and store layers, and nothing below imports it.

@@ -5,6 +5,8 @@ The Python API, in one import:
     from mixseek import Mixseek, TeamConfig, LeaderAgentConfig, MemberAgentConfig, OrchestratorSettings
     from mixseek import WorkflowConfig, WorkflowStep, AgentExecutorConfig, FunctionExecutorConfig
 
+Stored executions are read with `mixseek.runs` (`list_executions`, `read_execution`).
+
 Names are loaded on first use, so `import mixseek` (and the `mixseek` command, which installs
 its Ctrl-C handling before anything heavy loads) stays cheap.
 """
@@ -19,13 +21,13 @@ TYPE_CHECKING = False
 # name -> module that defines it
 _EXPORTS: dict[str, str] = {
     # running
-    "Mixseek": "mixseek.api",
-    "ExecutionRun": "mixseek.api",
-    "load_workspace": "mixseek.api",
+    "Mixseek": "mixseek.api.mixseek",
+    "ExecutionRun": "mixseek.api.execution",
+    "load_workspace": "mixseek.api.mixseek",
     # configuration
     "TeamConfig": "mixseek.config.team_models",
-    "LeaderAgentConfig": "mixseek.config.team_models",
-    "MemberAgentConfig": "mixseek.config.team_models",
+    "LeaderAgentConfig": "mixseek.config.agent_models",
+    "MemberAgentConfig": "mixseek.config.agent_models",
     "WorkflowConfig": "mixseek.config.workflow_models",
     "WorkflowStep": "mixseek.config.workflow_models",
     "AgentExecutorConfig": "mixseek.config.workflow_models",
@@ -56,10 +58,16 @@ _EXPORTS: dict[str, str] = {
     # results
     "ExecutionSummary": "mixseek.orchestrator.models",
     "TeamSummary": "mixseek.orchestrator.models",
-    "BestSubmission": "mixseek.storage.views",
-    "RankingEntry": "mixseek.storage.views",
-    "UsageTotals": "mixseek.storage.views",
+    "BestSubmission": "mixseek.storage.overview",
+    "RankingEntry": "mixseek.storage.overview",
+    "UsageTotals": "mixseek.storage.overview",
     "PairwiseView": "mixseek.storage.pairwise_views",
+    # stored executions, as `mixseek.runs` reads them
+    "ExecutionOverview": "mixseek.storage.overview",
+    "ExecutionView": "mixseek.storage.views",
+    "TeamView": "mixseek.storage.views",
+    "RoundView": "mixseek.storage.views",
+    "UnknownExecution": "mixseek.runs",
     # errors
     "MixseekError": "mixseek.errors",
     "InputError": "mixseek.errors",
@@ -74,11 +82,13 @@ __all__ = [
     "EvaluatorSettings",
     "Event",
     "ExecutionFinished",
+    "ExecutionOverview",
     "ExecutionResumed",
     "ExecutionRun",
     "ExecutionStarted",
     "ExecutionStopping",
     "ExecutionSummary",
+    "ExecutionView",
     "FunctionExecutorConfig",
     "InputError",
     "JudgmentSettings",
@@ -97,12 +107,15 @@ __all__ = [
     "PromptBuilderSettings",
     "RankingEntry",
     "RoundStarted",
+    "RoundView",
     "RuntimeFailure",
     "TeamConfig",
     "TeamDecided",
     "TeamRoundFinished",
     "TeamRoundStarted",
     "TeamSummary",
+    "TeamView",
+    "UnknownExecution",
     "UsageTotals",
     "UsageUpdated",
     "WorkflowConfig",
@@ -114,13 +127,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from mixseek.api import ExecutionRun, Mixseek, load_workspace
+    from mixseek.api.execution import ExecutionRun
+    from mixseek.api.mixseek import Mixseek, load_workspace
+    from mixseek.config.agent_models import LeaderAgentConfig, MemberAgentConfig
     from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
     from mixseek.config.judgment import JudgmentSettings
     from mixseek.config.orchestrator import ModelLimitConfig, OrchestratorSettings
     from mixseek.config.pairwise import PairwiseSettings
     from mixseek.config.prompt_builder import PromptBuilderSettings
-    from mixseek.config.team_models import LeaderAgentConfig, MemberAgentConfig, TeamConfig
+    from mixseek.config.team_models import TeamConfig
     from mixseek.config.workflow_models import (
         AgentExecutorConfig,
         FunctionExecutorConfig,
@@ -146,8 +161,10 @@ if TYPE_CHECKING:
         parse_event,
     )
     from mixseek.orchestrator.models import ExecutionSummary, TeamSummary
+    from mixseek.runs import UnknownExecution
+    from mixseek.storage.overview import BestSubmission, ExecutionOverview, RankingEntry, UsageTotals
     from mixseek.storage.pairwise_views import PairwiseView
-    from mixseek.storage.views import BestSubmission, RankingEntry, UsageTotals
+    from mixseek.storage.views import ExecutionView, RoundView, TeamView
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

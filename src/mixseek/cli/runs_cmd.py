@@ -2,9 +2,9 @@
 
 The store is opened read-only, so these commands never create a database
 file and can run beside `mixseek exec` writing to the same workspace; each
-reads once and exits, so it reads without an event loop (`storage.quick_read`). They
-render the store's read model (`storage.views`): JSON is its dump, text and
-Markdown lay it out (`runs_text`, `runs_export`, `report.html`).
+reads once and exits, through the Python API's `mixseek.runs`. They render the
+store's read model (`storage.views`): JSON is its dump, text and Markdown lay it
+out (`runs_text`, `runs_export`, `report.html`).
 
 The store, its read model and the layouts load inside the commands, only the one a command needs:
 every `mixseek` command, `--help` too, imports this module.
@@ -33,10 +33,6 @@ runs_app = typer.Typer(no_args_is_help=True, help="List, inspect and export stor
 EXPORT_FORMATS = ("json", "markdown", "html")
 
 
-def _db_path(workspace: Path | None) -> Path:
-    return resolve_workspace(workspace).db_path
-
-
 def resume_command(execution_id: str, workspace: Path | None) -> str:
     return f"mixseek exec --resume {execution_id} -w {resolve_workspace(workspace).root}"
 
@@ -49,24 +45,13 @@ def resume_hints(entries: list[ExecutionOverview], workspace: Path | None) -> li
     return ["", "interrupted, resume with:", *(f"  {resume_command(e, workspace)}" for e in interrupted)]
 
 
-def _view(command: str, db: Path, execution_id: str) -> ExecutionView:
-    from mixseek.storage.quick_read import read_once
-    from mixseek.storage.read_model import read_execution
+def _view(command: str, workspace: Path | None, execution_id: str) -> ExecutionView:
+    from mixseek.runs import UnknownExecution, read_execution
 
-    missing = InputError(f"runs {command}: no execution '{execution_id}' in {db}")
-    if not db.exists():  # anything else there (a directory, a damaged file) is reported by the store
-        raise missing
-    view = read_once(db, lambda conn: read_execution(conn, execution_id))
-    if view is None:
-        raise missing
-    return view
-
-
-def _list(db: Path, limit: int) -> list[ExecutionOverview]:
-    from mixseek.storage.listing import list_overviews
-    from mixseek.storage.quick_read import read_once
-
-    return read_once(db, lambda conn: list_overviews(conn, limit))
+    try:
+        return read_execution(resolve_workspace(workspace).root, execution_id)
+    except UnknownExecution as exc:
+        raise InputError(f"runs {command}: {exc}") from None
 
 
 def _echo(lines: list[str]) -> None:
@@ -87,13 +72,15 @@ def runs_list(
     output_format: OutputFormatOption = "text",
 ) -> None:
     """Executions, newest first: status, best team and score, rounds, tokens."""
+    from mixseek.runs import list_executions
+
     check_output_format(output_format)
-    db = _db_path(workspace)
-    entries = _list(db, limit) if db.exists() else []
+    ws = resolve_workspace(workspace)
+    entries = list_executions(ws.root, limit=limit) if ws.db_path.exists() else []
     if output_format == "json":
         print_json([e.model_dump(mode="json") for e in entries])
     elif not entries:
-        typer.echo(f"no executions yet in {db.parent} (run 'mixseek exec')")
+        typer.echo(f"no executions yet in {ws.root} (run 'mixseek exec')")
     else:
         from mixseek.cli.text_layout import list_lines
 
@@ -111,7 +98,7 @@ def runs_show(
 ) -> None:
     """One execution: leaderboard, every team's rounds with scores and judgments, the winner, usage."""
     check_output_format(output_format)
-    view = _view("show", _db_path(workspace), execution_id)
+    view = _view("show", workspace, execution_id)
     if output_format == "json":
         print_json(view.document(details=False))
     else:
@@ -171,7 +158,7 @@ def runs_export(
         raise InputError(f"--format: must be 'json', 'markdown' or 'html'{got}")
     if output is not None and output.exists() and not force:
         raise InputError(f"--output: {output} already exists (pass --force to overwrite)")
-    view = _view("export", _db_path(workspace), execution_id)
+    view = _view("export", workspace, execution_id)
     text = _export_text(view, export_format)
     if output is None:
         typer.echo(text, nl=False)

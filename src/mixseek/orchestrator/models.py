@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import Field, computed_field
 
 from mixseek.exit_codes import ExitCode
-from mixseek.llm.demo_model import DEMO_MODEL_NOTE
 from mixseek.storage.models import ExecutionStatus, FinalStatus, RoundStatusRecord, StopReason
-from mixseek.storage.pairwise_views import PairwiseView
-from mixseek.storage.views import BestSubmission, RankingEntry, TeamStanding, UsageTotals
+from mixseek.storage.views import BestSubmission, ExecutionOutcome, TeamStanding
 
 __all__ = [
     "EXIT_CODES",
@@ -68,45 +66,25 @@ class TeamSummary(TeamStanding):
     status: SummaryTeamStatus
 
 
-class ExecutionSummary(BaseModel):
+class ExecutionSummary(ExecutionOutcome):
     """The result of one execution (what `Mixseek.run` returns and `mixseek exec` prints): the
     winning submission, the leaderboard (best first), how each team ended, usage and cost."""
 
-    execution_id: str
-    user_prompt: str
+    _key_order = (
+        "execution_id user_prompt status stop_reason stop_detail best leaderboard teams rounds_run usage "
+        "usage_by_site cost_usd duration_seconds degraded_reasons pairwise demo_model degraded"
+    )
+
     status: FinalStatus
     stop_reason: StopReason
-    stop_detail: str | None = None
-    best: BestSubmission | None = None
-    leaderboard: list[RankingEntry] = Field(default_factory=list)
     teams: list[TeamSummary] = Field(default_factory=list)
-    rounds_run: int = Field(default=0, description="the last round in which a submission was scored")
-    usage: UsageTotals = Field(default_factory=UsageTotals)
-    usage_by_site: dict[str, UsageTotals] = Field(default_factory=dict)
     cost_usd: float | None = None
-    duration_seconds: float = Field(
-        default=0.0,
-        description="the time its processes ran the execution, summed over `exec` and each resume",
-    )
-    degraded_reasons: list[str] = Field(default_factory=list)
-    pairwise: PairwiseView | None = None
-    """The final pairwise ranking (`configs/pairwise.toml`), when that stage is enabled."""
-    demo_model: bool = Field(
-        default=False,
-        description="whether some role ran on the embedded demo model (local:smollm2), whose text "
-        "and LLM scores are not meaningful",
-    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def degraded(self) -> bool:
         """Whether a role failed although the status may say `completed`."""
         return bool(self.degraded_reasons)
-
-    @property
-    def demo_model_note(self) -> str | None:
-        """The one-line `note: demo model …` every surface shows for a demo-model run."""
-        return DEMO_MODEL_NOTE if self.demo_model else None
 
     @property
     def winner(self) -> BestSubmission | None:

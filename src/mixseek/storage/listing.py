@@ -116,13 +116,15 @@ def _overview(record: ExecutionRecord, summary: StoredSummary | None, live: _Liv
     )
 
 
-def list_overviews(conn: Conn, limit: int) -> list[ExecutionOverview]:
-    """The `limit` most recently started executions, newest first; the ones without a
-    trusted summary get their figures in one query per table for all of them."""
+def list_overviews(conn: Conn, limit: int | None, status: str | None = None) -> list[ExecutionOverview]:
+    """The `limit` (None: all) most recently started executions of `status` (None: any), newest
+    first; those without a trusted summary get their figures in one query per table for all."""
 
     def read(conn: Conn) -> list[ExecutionOverview]:
         query = f"{sql.EXECUTIONS_WITH_OWNER} ORDER BY e.started_at DESC, e.execution_id DESC LIMIT ?"
-        records = [rows.execution(row) for row in rows.dicts(conn, query, [limit])]
+        found = [rows.execution(row) for row in rows.dicts(conn, query, [limit if status is None else None])]
+        # the status as read (a running one whose process is gone is interrupted), not as stored
+        records = [r for r in found if status in (None, r.status)][:limit]
         summaries = {r.execution_id: stored_summary(r) for r in records}
         ids = [eid for eid, summary in summaries.items() if summary is None]
         live: dict[str, dict[str, Any]] = {eid: {} for eid in ids}

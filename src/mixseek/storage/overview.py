@@ -61,7 +61,7 @@ class View(BaseModel):
 
 
 class RankingEntry(View):
-    """One team on the leaderboard (DESIGN decision 6); a ranking lists them best first."""
+    """One team on the leaderboard; a ranking lists them best first."""
 
     team_id: str
     team_name: str

@@ -28,6 +28,7 @@ from mixseek.storage._pairwise import read_pairwise
 from mixseek.storage.agreement import disagreement_threshold, panel_agreement
 from mixseek.storage.listing import duration_seconds, in_snapshot, stored_summary
 from mixseek.storage.models import ExecutionRecord, ExecutionStatus
+from mixseek.storage.overview import StoredSummary
 from mixseek.storage.views import (
     BestSubmission,
     ExecutionProgress,
@@ -211,32 +212,24 @@ def _best(ranking: Sequence[RankingEntry], board: Sequence[Mapping[str, Any]]) -
     return BestSubmission.from_board(ranking, rows.BOARD.validate_python(top))
 
 
-def execution_view(
+def _teams(
     record: ExecutionRecord,
-    board: Sequence[Mapping[str, Any]],
+    summary: StoredSummary | None,
+    scored: Mapping[Key, Mapping[str, Any]],
     statuses: Sequence[StatusRow],
     ranking: Sequence[RankingEntry],
     members: Mapping[Key, Mapping[str, Any] | None],
-    usage: tuple[UsageTotals, dict[str, UsageTotals], dict[str, UsageTotals]],
-    *,
-    member_counts: Mapping[Key, tuple[int, int]] | None = None,
-    best_from: Sequence[Mapping[str, Any]] | None = None,
-) -> ExecutionView:
-    """Everything stored about one execution from its rows (`board`: leader_board rows as
-    dicts; `members`: the member record of each round). An outline passes what `board` and
-    `members` leave out: `member_counts` (members, succeeded) per round, and `best_from`, the
-    full rows the best submission is taken from."""
-    summary = stored_summary(record)
-    scored = {(r["team_id"], r["round_number"]): r for r in board}
+    member_counts: Mapping[Key, tuple[int, int]] | None,
+) -> list[Doc]:
+    """Each team (`TeamView`), ranked ones first: its standing (as the summary has it, else from
+    its rounds) and its rounds (see `execution_view` for `scored`, `members`, `member_counts`)."""
     state = {(s.team_id, s.round_number): s for s in statuses}
-    last_scored = max((number for _, number in scored), default=0)
-    names = {**config_team_names(record.config), **{r["team_id"]: r["team_name"] for r in board}}
+    names = {**config_team_names(record.config), **{r["team_id"]: r["team_name"] for r in scored.values()}}
     known = {t.team_id: t for t in summary.teams} if summary is not None else {}
     names.update({team_id: t.team_name for team_id, t in known.items()})
     rounds_of: dict[str, list[int]] = {}
     for team_id, number in sorted({*scored, *state}):
         rounds_of.setdefault(team_id, []).append(number)
-
     teams: list[Doc] = []
     for position, team_id in enumerate(_team_order(ranking, known, sorted(rounds_of)), start=1):
         rounds = []
@@ -261,13 +254,31 @@ def execution_view(
                 "rounds": rounds,
             }
         )
-        if teams[-1]["status"] in ("running", "interrupted"):
-            for r in rounds:  # its rounds go on (a summary of an earlier release marked one final)
-                r["is_final"] = False
-        if record.status == "interrupted":
-            for r in rounds:  # cut off by the interruption, not running any more
-                r["status"] = "interrupted" if r["status"] == "running" else r["status"]
+        for r in rounds:
+            if teams[-1]["status"] in ("running", "interrupted"):
+                r["is_final"] = False  # its rounds go on (a summary of an earlier release marked one final)
+            if record.status == "interrupted" and r["status"] == "running":
+                r["status"] = "interrupted"  # cut off by the interruption, not running any more
+    return teams
 
+
+def execution_view(
+    record: ExecutionRecord,
+    board: Sequence[Mapping[str, Any]],
+    statuses: Sequence[StatusRow],
+    ranking: Sequence[RankingEntry],
+    members: Mapping[Key, Mapping[str, Any] | None],
+    usage: tuple[UsageTotals, dict[str, UsageTotals], dict[str, UsageTotals]],
+    *,
+    member_counts: Mapping[Key, tuple[int, int]] | None = None,
+    best_from: Sequence[Mapping[str, Any]] | None = None,
+) -> ExecutionView:
+    """Everything stored about one execution from its rows (`board`: leader_board rows as
+    dicts; `members`: the member record of each round). An outline passes what `board` and
+    `members` leave out: `member_counts` (members, succeeded) per round, and `best_from`, the
+    full rows the best submission is taken from."""
+    summary = stored_summary(record)
+    scored = {(r["team_id"], r["round_number"]): r for r in board}
     totals, by_site, by_model = usage
     return ExecutionView.model_validate(
         {
@@ -280,9 +291,9 @@ def execution_view(
             "started_at": record.started_at,
             "ended_at": record.ended_at,
             "duration_seconds": duration_seconds(record, summary),
-            "rounds_run": summary.rounds_run if summary else last_scored,
+            "rounds_run": summary.rounds_run if summary else max((n for _, n in scored), default=0),
             "leaderboard": ranking,
-            "teams": teams,
+            "teams": _teams(record, summary, scored, statuses, ranking, members, member_counts),
             "best": summary.best if summary else _best(ranking, board if best_from is None else best_from),
             "usage": totals,
             "usage_by_site": by_site,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal, cast
+from typing import Any, ClassVar, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -222,32 +222,28 @@ class TeamView(View):
         return f"interrupted after round {max(scored)}"
 
 
-class ExecutionView(View):
-    """Everything stored about one execution, also while it runs.
+class ExecutionOutcome(BaseModel):
+    """What an execution came to, as its result (`orchestrator.models.ExecutionSummary`) and its
+    stored view (`ExecutionView`) both say it; each dumps its keys in the order of its `_key_order`."""
 
-    `status` is the lease-derived one: a `running` execution whose process is gone
-    reads as `interrupted`. `stop_reason`, `stop_detail` and `degraded_reasons`
-    exist once the execution has ended."""
+    model_config = ConfigDict(defer_build=True)
+    _key_order: ClassVar[str] = ""
 
     execution_id: str
     user_prompt: str
     status: ExecutionStatus
-    stop_reason: StopReason | None
-    stop_detail: str | None
-    degraded_reasons: list[str]
-    started_at: IsoTime
-    ended_at: IsoTime | None
-    duration_seconds: float
-    rounds_run: int
-    leaderboard: list[RankingEntry]
-    teams: list[TeamView]
-    best: BestSubmission | None
-    usage: UsageTotals
-    usage_by_site: dict[str, UsageTotals]
-    usage_by_model: dict[str, UsageTotals]
-    agreement: dict[str, MetricAgreement] = Field(
-        default_factory=dict, description="per judge panel metric: inter-judge agreement, flagged rounds"
+    stop_reason: StopReason | None = None
+    stop_detail: str | None = None
+    degraded_reasons: list[str] = Field(default_factory=list)
+    duration_seconds: float = Field(
+        default=0.0,
+        description="the time its processes ran the execution, summed over `exec` and each resume",
     )
+    rounds_run: int = Field(default=0, description="the last round in which a submission was scored")
+    leaderboard: list[RankingEntry] = Field(default_factory=list)
+    best: BestSubmission | None = None
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    usage_by_site: dict[str, UsageTotals] = Field(default_factory=dict)
     pairwise: PairwiseView | None = None
     """The final pairwise ranking, when the execution had that stage."""
     demo_model: bool = Field(
@@ -265,6 +261,34 @@ class ExecutionView(View):
     def demo_model_note(self) -> str | None:
         """The one-line `note: demo model …` every surface shows for a demo-model run."""
         return DEMO_MODEL_NOTE if self.demo_model else None
+
+    @model_serializer(mode="wrap")
+    def _in_key_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {key: data[key] for key in self._key_order.split() if key in data} | data
+
+
+class ExecutionView(ExecutionOutcome):
+    """Everything stored about one execution, also while it runs.
+
+    `status` is the lease-derived one: a `running` execution whose process is gone
+    reads as `interrupted`. `stop_reason`, `stop_detail` and `degraded_reasons`
+    exist once the execution has ended."""
+
+    model_config = ConfigDict(frozen=True)
+    _key_order = (
+        "execution_id user_prompt status stop_reason stop_detail degraded_reasons started_at ended_at "
+        "duration_seconds rounds_run leaderboard teams best usage usage_by_site usage_by_model agreement "
+        "pairwise demo_model"
+    )
+
+    started_at: IsoTime
+    ended_at: IsoTime | None
+    teams: list[TeamView]
+    usage_by_model: dict[str, UsageTotals]
+    agreement: dict[str, MetricAgreement] = Field(
+        default_factory=dict, description="per judge panel metric: inter-judge agreement, flagged rounds"
+    )
 
     @property
     def stop_words(self) -> str | None:

@@ -32,11 +32,12 @@ from mixseek.config.workspace import Workspace
 from mixseek.errors import ConfigError
 from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execution_id
 from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
+from mixseek.runs import UnknownExecution
 from mixseek.storage.errors import StoreBusyError
 from mixseek.storage.models import ExecutionRecord
 from mixseek.ui.launcher import interrupt_owner, launch_state, resume_execution, start_execution
 from mixseek.ui.pages_execution import execution_url
-from mixseek.ui.reads import UnknownExecution, read_store, ui_settings
+from mixseek.ui.reads import read_store, ui_settings
 from mixseek.ui.settings import UISettings
 from mixseek.ui.templating import render
 

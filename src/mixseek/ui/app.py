@@ -21,8 +21,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from mixseek.errors import InputError
+from mixseek.runs import UnknownExecution
 from mixseek.storage.errors import StorageError, StoreBusyError
-from mixseek.ui.reads import UnknownExecution
 from mixseek.ui.security import SecurityMiddleware
 from mixseek.ui.settings import UISettings
 from mixseek.ui.templating import render

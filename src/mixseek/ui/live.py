@@ -44,10 +44,11 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from mixseek.report import formatting
+from mixseek.runs import UnknownExecution
 from mixseek.storage.errors import StoreBusyError
 from mixseek.storage.views import ExecutionProgress
 from mixseek.ui.pages_execution import Rendering, Renderings, current_rendering, render_header, renderings
-from mixseek.ui.reads import UnknownExecution, ui_settings
+from mixseek.ui.reads import ui_settings
 
 logger = logging.getLogger(__name__)
 

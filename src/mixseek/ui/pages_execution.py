@@ -29,10 +29,11 @@ from starlette.routing import BaseRoute, Route
 from mixseek.report import content
 from mixseek.report.charts import score_chart_svg
 from mixseek.report.markdown import render_markdown
+from mixseek.runs import UnknownExecution
 from mixseek.storage.views import ExecutionProgress, ExecutionView
 from mixseek.ui.execution_tables import grid_lines, judgment_rows
 from mixseek.ui.pending import launch_page
-from mixseek.ui.reads import UnknownExecution, db_path, read_store
+from mixseek.ui.reads import db_path, read_store
 from mixseek.ui.templating import render, render_fragment
 
 HEADER = ("header", "execution_header.html")

@@ -1,30 +1,28 @@
 """Store reads for one request: open the workspace's store read-only, read, close.
 
-The dashboard never holds the database file between requests (DESIGN decision 9): an execution in
+The dashboard never holds the database file between requests: an execution in
 another process must be able to write it. A workspace without a database file has no executions
 yet, which is a page to show, not an error. A store that cannot be read (damaged, of another
 schema version, kept locked) raises its `StorageError`, whose one line names the file; the app
-turns it into an error page.
+turns it into an error page. What the Python API reads (`mixseek.runs`) is read through it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar, cast
 
 from starlette.requests import Request
 
-from mixseek.errors import InputError
+from mixseek.runs import UnknownExecution as UnknownExecution  # until pages_submission imports it itself
+from mixseek.runs import list_executions, read_execution
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.views import ExecutionOverview, ExecutionView
 from mixseek.ui.settings import UISettings
 
 T = TypeVar("T")
-
-
-class UnknownExecution(InputError):
-    """A URL names an execution the store does not hold (a 404 page)."""
 
 
 def ui_settings(request: Request) -> UISettings:
@@ -46,13 +44,10 @@ async def read_store(db: Path, read: Callable[[AggregationStore], Awaitable[T]],
 
 
 async def overviews(db: Path, limit: int) -> list[ExecutionOverview]:
-    """The `limit` most recently started executions, newest first."""
-    return await read_store(db, lambda store: store.list_execution_overviews(limit), [])
+    """The `limit` most recently started executions, newest first (`mixseek.runs`, off the loop)."""
+    return await asyncio.to_thread(list_executions, db.parent, limit=limit) if db.exists() else []
 
 
 async def execution_view(db: Path, execution_id: str) -> ExecutionView:
-    """Everything stored about one execution; UnknownExecution if the store has none by that id."""
-    view = await read_store(db, lambda store: store.get_execution_view(execution_id), None)
-    if view is None:
-        raise UnknownExecution(f"no execution '{execution_id}' in {db}")
-    return view
+    """Everything stored about one execution; `mixseek.runs.UnknownExecution` (a 404) if none by that id."""
+    return await asyncio.to_thread(read_execution, db.parent, execution_id)
