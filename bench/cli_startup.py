@@ -53,7 +53,7 @@ _PROBE = (
 
 def _populated_workspace(root: Path) -> Path:
     """A workspace whose store holds one finished execution of two teams."""
-    from mixseek.api import Mixseek
+    from mixseek.api.mixseek import Mixseek
     from mixseek.config.bundle import load_execution_config
     from mixseek.config.workspace import Workspace
     from mixseek.llm import override_models

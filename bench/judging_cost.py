@@ -48,7 +48,7 @@ from _sim import MODEL_STRINGS, Call, SimWorld, write_workspace
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from mixseek.api import Mixseek
+from mixseek.api.mixseek import Mixseek
 from mixseek.config.bundle import load_execution_config
 from mixseek.config.workspace import Workspace
 from mixseek.llm import override_models

@@ -66,8 +66,13 @@ from pydantic_ai.tools import ToolDefinition
 
 from mixseek.evaluator.models import MetricScore
 from mixseek.llm import create_model
-from mixseek.llm.local_model import LlamaCppModel, close_engine
-from mixseek.llm.local_model.engine import DEFAULT_PROMPT_CACHE_BYTES, Generation, GenerationRequest
+from mixseek.llm.local_model.engine import (
+    DEFAULT_PROMPT_CACHE_BYTES,
+    Generation,
+    GenerationRequest,
+    close_engine,
+)
+from mixseek.llm.local_model.model import LlamaCppModel
 from mixseek.llm.local_model.prompt import ChatPrompt
 from mixseek.round_controller.judgment_client import JudgmentOutput
 

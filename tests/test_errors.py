@@ -82,7 +82,7 @@ def test_the_branches() -> None:
         ("mixseek.storage.errors", "StoreDamagedError"),
         ("mixseek.storage.errors", "StoreUnwritableError"),
         ("mixseek.storage", "ExecutionOwnedError"),
-        ("mixseek.evaluator", "EvaluationError"),
+        ("mixseek.evaluator.evaluator", "EvaluationError"),
         ("mixseek.round_controller.judgment_client", "JudgmentError"),
         ("mixseek.agents.member.web_fetch_tool", "WebFetchError"),
         ("mixseek.agents.member.code_exec_tool", "CodeExecError"),

@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mixseek.cli.app import app
-from mixseek.llm.local_model import close_engines, selftest
+from mixseek.llm.local_model import selftest
+from mixseek.llm.local_model.engine import close_engines
 
 PORTABLE = (
     'CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON '

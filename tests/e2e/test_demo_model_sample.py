@@ -22,8 +22,8 @@ from mixseek import load_workspace
 from mixseek.config.scaffold import write_workspace
 from mixseek.llm import override_models
 from mixseek.llm.demo_model import DEMO_MODEL_NOTE
-from mixseek.llm.local_model import LlamaCppModel, close_engine
-from mixseek.llm.local_model.engine import Generation, GenerationRequest
+from mixseek.llm.local_model.engine import Generation, GenerationRequest, close_engine
+from mixseek.llm.local_model.model import LlamaCppModel
 
 from .db import longest_common_run, rows
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mixseek.config.evaluator import EvaluatorSettings
-from mixseek.evaluator import EvaluationError, Evaluator
+from mixseek.evaluator.evaluator import EvaluationError, Evaluator
 from mixseek.evaluator.metrics import Metric, MetricOutcome
 from mixseek.llm import override_models
 

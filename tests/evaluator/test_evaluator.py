@@ -11,7 +11,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from mixseek.config.evaluator import EvaluatorSettings
-from mixseek.evaluator import EvaluationError, Evaluator
+from mixseek.evaluator.evaluator import EvaluationError, Evaluator
 from mixseek.evaluator.metrics.clarity_coherence import ClarityCoherenceMetric
 from mixseek.llm import override_models
 from scripting import first_user_text

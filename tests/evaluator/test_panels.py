@@ -13,7 +13,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from mixseek.config.evaluator import EvaluatorSettings
-from mixseek.evaluator import EvaluationError, EvaluationResult, Evaluator
+from mixseek.evaluator.evaluator import EvaluationError, Evaluator
+from mixseek.evaluator.models import EvaluationResult
 from mixseek.llm import override_models
 from mixseek.prompt_builder.formatters import format_submission_history
 from mixseek.round_state import RoundState

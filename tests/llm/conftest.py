@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mixseek.llm.credentials import CREDENTIAL_RULES
-from mixseek.llm.local_model import close_engine
+from mixseek.llm.local_model.engine import close_engine
 
 _ALL_CREDENTIAL_VARS = sorted(
     {name for rule in CREDENTIAL_RULES.values() for requirement in rule for name in requirement}

@@ -13,7 +13,8 @@ from mixseek.errors import MixseekError
 from mixseek.llm import check_credentials, create_model, registered_prefixes
 from mixseek.llm import local as local_handler
 from mixseek.llm.local import SMOLLM2_FILE, is_path_name, resolve_local_model
-from mixseek.llm.local_model import LlamaCppModel, cached_engines, close_engine
+from mixseek.llm.local_model.engine import cached_engines, close_engine
+from mixseek.llm.local_model.model import LlamaCppModel
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 from pydantic_ai.messages import TextPart, ToolCallPart
 
-from mixseek.llm.local_model import LlamaCppModel
 from mixseek.llm.local_model.copy_guard import CopyGuard
 from mixseek.llm.local_model.echo import clean_parts, copied_spans, end_at_boundary, remove_copies
 from mixseek.llm.local_model.engine import Generation, GenerationRequest
+from mixseek.llm.local_model.model import LlamaCppModel
 from mixseek.llm.own_texts import current_own_texts, own_texts
 
 SYSTEM = (

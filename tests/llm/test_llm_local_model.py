@@ -23,9 +23,14 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.output import NativeOutput
 from pydantic_ai.usage import UsageLimits
 
-from mixseek.llm.local_model import LlamaCppModel, LlamaEngine, close_engine
-from mixseek.llm.local_model.engine import Generation, GenerationRequest, GenerationTimeout
-from mixseek.llm.local_model.model import DEFAULT_SAMPLING, sampling_options
+from mixseek.llm.local_model.engine import (
+    Generation,
+    GenerationRequest,
+    GenerationTimeout,
+    LlamaEngine,
+    close_engine,
+)
+from mixseek.llm.local_model.model import DEFAULT_SAMPLING, LlamaCppModel, sampling_options
 from mixseek.llm.local_model.prompt import ContextOverflowError
 from mixseek.llm.local_model.schema import ANSWER_TEXT
 

@@ -26,8 +26,9 @@ from pydantic_ai.usage import UsageLimits
 from mixseek.errors import MixseekError
 from mixseek.llm import create_model
 from mixseek.llm.local import resolve_local_model
-from mixseek.llm.local_model import LlamaCppModel, cached_engines
+from mixseek.llm.local_model.engine import cached_engines
 from mixseek.llm.local_model.grammar import JSON_CHAR_RULE
+from mixseek.llm.local_model.model import LlamaCppModel
 from mixseek.llm.local_model.plan import build_plan
 
 

@@ -19,8 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mixseek.cli.app import app
-from mixseek.llm.local_model import close_engine, get_engine
-from mixseek.llm.local_model.engine import Generation, GenerationRequest
+from mixseek.llm.local_model.engine import Generation, GenerationRequest, close_engine, get_engine
 
 ANSWER = "保育の無償化、育児休業の拡充、住宅支援の3つを提案します。"
 MEMBER_ANSWER = "保育と住宅の支援が有効です。"

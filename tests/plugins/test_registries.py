@@ -9,12 +9,12 @@ import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_ai.models.test import TestModel
 
-from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import MemberAgent, MemberResult
 from mixseek.agents.member.registry import create_member, register_member_type, unregister_member_type
+from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
 from mixseek.config.registries import BUILTIN_OPTION_TABLES
-from mixseek.evaluator import Evaluator
+from mixseek.evaluator.evaluator import Evaluator
 from mixseek.evaluator.metrics import (
     Metric,
     MetricOutcome,

@@ -7,19 +7,11 @@ import random
 
 import pytest
 
-from mixseek.stats import (
-    Comparison,
-    bootstrap_mean_ci,
-    bradley_terry,
-    calibrate,
-    fit_strengths,
-    krippendorff_alpha_interval,
-    pearson,
-    percentile,
-    sign_test,
-    spearman,
-    spread,
-)
+from mixseek.stats.agreement import krippendorff_alpha_interval, spread
+from mixseek.stats.bradley_terry import Comparison, bradley_terry, fit_strengths
+from mixseek.stats.calibration import calibrate, pearson, spearman
+from mixseek.stats.resampling import bootstrap_mean_ci, percentile
+from mixseek.stats.significance import sign_test
 
 
 def test_alpha_matches_a_hand_computation_with_a_missing_rating() -> None:

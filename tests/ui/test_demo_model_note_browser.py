@@ -10,7 +10,7 @@ import pytest
 
 from e2e.test_demo_model_sample import run_sample
 from mixseek.llm.demo_model import DEMO_MODEL_NOTE
-from mixseek.llm.local_model import close_engine
+from mixseek.llm.local_model.engine import close_engine
 
 from .conftest import Served
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic_ai.settings import ModelSettings
 
 from mixseek.config.team_models import LeaderAgentConfig, MemberAgentConfig
-from mixseek.llm import build_model_settings
+from mixseek.llm.settings import build_model_settings
 
 
 def agent_model_settings(config: LeaderAgentConfig | MemberAgentConfig) -> ModelSettings:

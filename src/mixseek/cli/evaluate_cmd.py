@@ -27,10 +27,10 @@ if TYPE_CHECKING:
 
 def _renderer(workspace: Path | None) -> EvaluatorPromptRenderer:
     """The workspace's evaluator template when there is a workspace, else the packaged default."""
+    from mixseek.config.prompt_templates import compile_prompt_template
     from mixseek.prompt_builder.builder import UserPromptBuilder
     from mixseek.prompt_builder.constants import DEFAULT_EVALUATOR_USER_PROMPT
     from mixseek.prompt_builder.formatters import get_current_datetime_with_timezone
-    from mixseek.prompt_builder.templates import compile_prompt_template
 
     if workspace is not None or os.environ.get(WORKSPACE_ENV, "").strip():
         return UserPromptBuilder(resolve_workspace(workspace).root).build_evaluator_prompt

@@ -13,7 +13,7 @@ from mixseek.config.os_strings import escaped
 from mixseek.config.workspace import Workspace, resolve_workspace
 
 if TYPE_CHECKING:
-    from mixseek.migrate import MigrationResult
+    from mixseek.migrate.workspace import MigrationResult
 
 
 def summary_lines(result: MigrationResult, dest: Workspace) -> list[str]:
@@ -61,7 +61,7 @@ def migrate_command(
 ) -> None:
     """Convert a mixseek-core workspace's configs into -w DEST and import its mixseek.db history."""
     # loaded only when migrating: keeps the start of every other command fast
-    from mixseek.migrate import migrate_workspace
+    from mixseek.migrate.workspace import migrate_workspace
 
     dest = resolve_workspace(workspace, must_exist=False)
     result = migrate_workspace(source, dest, force=force, main=orchestrator)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-import mixseek
+import mixseek.version
 
 WorkspaceOption = Annotated[
     Path | None,
@@ -29,7 +29,7 @@ def package_version() -> str:
     try:
         return metadata.version("mixseek")
     except metadata.PackageNotFoundError:
-        return mixseek.__version__
+        return mixseek.version.__version__
 
 
 def _print_version(value: bool) -> None:

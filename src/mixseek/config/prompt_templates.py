@@ -1,7 +1,7 @@
 """The Jinja2 environment, and loading + checking the three prompt templates.
 
 Templates render in Jinja2's sandbox with `trim_blocks`, `lstrip_blocks` and
-`StrictUndefined` (DESIGN decisions 3 and 5). `keep_trailing_newline=True`
+`StrictUndefined`. `keep_trailing_newline=True`
 keeps the template's last newline, so a template ending in a newline gives a
 prompt ending in one, exactly as the seed 001 §4 examples read (every line of
 those blocks, the last included, ends with a newline).
@@ -11,8 +11,7 @@ the variables seed 002 allows for it. Values are passed as data: a value
 containing `{{ 7*7 }}` is printed as is, never evaluated.
 
 Checking a template is part of loading the configuration (`config.bundle`), so
-this module is in `mixseek.config`; `mixseek.prompt_builder.templates`
-re-exports it.
+this module is in `mixseek.config`.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ from pydantic_ai import UsageLimitExceeded
 import mixseek.telemetry as telemetry
 from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.errors import RuntimeFailure, describe_exception
-from mixseek.evaluator.metrics import Metric, create_metric
+from mixseek.evaluator.metrics.base import Metric
 from mixseek.evaluator.metrics.reference import ReferenceMetric
+from mixseek.evaluator.metrics.registry import create_metric
 from mixseek.evaluator.models import EvaluationResult, JudgeResult, MetricResult
 
 EvaluatorPromptRenderer = Callable[[str, str], str]

@@ -4,8 +4,3 @@
 `teams`, `settings`), `history` reads the old database read-only, and `report` collects what
 could not be carried over. The new store is written through `mixseek.storage.import_history`.
 """
-
-from mixseek.migrate.report import Note, Report
-from mixseek.migrate.workspace import MigrationResult, migrate_workspace
-
-__all__ = ["MigrationResult", "Note", "Report", "migrate_workspace"]

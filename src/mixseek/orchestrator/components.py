@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from mixseek.agents.team import Team, create_team
 from mixseek.config.bundle import ExecutionConfig
-from mixseek.evaluator import Evaluator
-from mixseek.llm import wrap_models
+from mixseek.evaluator.evaluator import Evaluator
 from mixseek.llm.governor import Budget, Governor, ModelLimit
+from mixseek.llm.middleware import wrap_models
 from mixseek.llm.retrying import RetryTiming, retry_timing
 from mixseek.prompt_builder.builder import UserPromptBuilder
 from mixseek.round_controller.judgment_client import JudgmentClient

@@ -26,7 +26,7 @@ from mixseek.llm.usage import usage_from_dict
 from mixseek.orchestrator.events import EventBus, PairwiseCompared, PairwiseFinished, PairwiseStarted
 from mixseek.orchestrator.pairwise_judge import PairwiseJudge, PairwiseJudgeError, swap_outcome
 from mixseek.orchestrator.pairwise_schedule import Pair, round_robin, swiss_round, top_k
-from mixseek.stats import Comparison, bradley_terry
+from mixseek.stats.bradley_terry import Comparison, bradley_terry
 from mixseek.storage.pairwise_views import PairwiseComparison, PairwiseStanding, PairwiseStatus, PairwiseView
 from mixseek.storage.protocol import Store
 

@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from mixseek.config.pairwise import PairwiseSettings
-from mixseek.llm import wrap_models
 from mixseek.llm.governor import Governor
+from mixseek.llm.middleware import wrap_models
 from mixseek.llm.retrying import RetryTiming, retry_timing
 from mixseek.llm.structured import Judged, JudgeError, StructuredJudge
 

@@ -3,6 +3,14 @@
 Importing this package loads no provider SDK (only jinja2 and pydantic).
 """
 
+from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
+from mixseek.config.prompt_templates import (
+    PromptTemplate,
+    PromptTemplateError,
+    PromptTemplates,
+    compile_prompt_template,
+    compile_prompt_templates,
+)
 from mixseek.prompt_builder.builder import UserPromptBuilder
 from mixseek.prompt_builder.constants import (
     DEFAULT_EVALUATOR_USER_PROMPT,
@@ -23,14 +31,6 @@ from mixseek.prompt_builder.formatters import (
 )
 from mixseek.prompt_builder.models import LeaderBoardSource, RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
-from mixseek.prompt_builder.settings import PromptBuilderSettings, load_prompt_builder_settings
-from mixseek.prompt_builder.templates import (
-    PromptTemplate,
-    PromptTemplateError,
-    PromptTemplates,
-    compile_prompt_template,
-    compile_prompt_templates,
-)
 
 __all__ = [
     "DEFAULT_EVALUATOR_USER_PROMPT",

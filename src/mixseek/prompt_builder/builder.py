@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from mixseek.config.loader import Loaded
+from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
+from mixseek.config.prompt_templates import PromptTemplate, PromptTemplates, compile_prompt_templates
 from mixseek.prompt_builder.formatters import (
     find_team_position,
     format_ranking_table,
@@ -16,8 +18,6 @@ from mixseek.prompt_builder.formatters import (
 )
 from mixseek.prompt_builder.models import LeaderBoardSource, RoundPromptContext
 from mixseek.prompt_builder.protocol import PromptBuilder
-from mixseek.prompt_builder.settings import PromptBuilderSettings, load_prompt_builder_settings
-from mixseek.prompt_builder.templates import PromptTemplate, PromptTemplates, compile_prompt_templates
 from mixseek.prompt_builder.texts import prompt_texts
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from mixseek.config.metric_options import DETERMINISTIC_OPTIONS
 from mixseek.errors import InputError
-from mixseek.stats import Calibration, calibrate
+from mixseek.stats.calibration import Calibration, calibrate
 
 if TYPE_CHECKING:
     from mixseek.storage.scored import ScoredExecution

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mixseek.stats import krippendorff_alpha_interval, spread
+from mixseek.stats.agreement import krippendorff_alpha_interval, spread
 
 DEFAULT_THRESHOLD = 20.0
 """Used for executions whose config snapshot does not say (the evaluator's default)."""

@@ -22,7 +22,8 @@ from statistics import fmean
 from typing import Any
 
 from mixseek.exit_codes import ExitCode
-from mixseek.stats import bootstrap_mean_ci, sign_test
+from mixseek.stats.resampling import bootstrap_mean_ci
+from mixseek.stats.significance import sign_test
 from mixseek.tasksets.tasks import TaskSet
 
 LEVEL = 0.95

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from mixseek.api import Mixseek
+from mixseek.api.mixseek import Mixseek
 from mixseek.errors import InputError
 from mixseek.orchestrator.events import TeamRoundFinished
 from mixseek.orchestrator.models import ExecutionSummary

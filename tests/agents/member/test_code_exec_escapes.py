@@ -20,7 +20,7 @@ import pytest
 from code_exec_support import SLEEP, new_marker, pids_with, require_sandbox, wait_gone, wait_until
 
 from mixseek.agents.member.code_exec_tool import ExecutionResult, run_python
-from mixseek.agents.member.options import CodeExecOptions
+from mixseek.config.member_options import CodeExecOptions
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux namespaces, /proc and rlimits")
 

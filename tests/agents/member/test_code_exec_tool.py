@@ -23,7 +23,7 @@ from mixseek.agents.member.code_exec_tool import (
     output_kill_bytes,
     run_python,
 )
-from mixseek.agents.member.options import CodeExecOptions
+from mixseek.config.member_options import CodeExecOptions
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux namespaces, /proc and rlimits")
 

@@ -19,7 +19,6 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.member.base import MemberAgent, MemberResult
 from mixseek.agents.member.registry import (
     create_member,
@@ -27,6 +26,7 @@ from mixseek.agents.member.registry import (
     register_member_type,
     unregister_member_type,
 )
+from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.errors import MixseekError
 from mixseek.llm import override_models
 from scripting import tool_returns

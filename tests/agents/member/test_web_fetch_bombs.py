@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from mixseek.agents.member.options import WebFetchOptions
 from mixseek.agents.member.web_fetch_decode import ContentDecoder
 from mixseek.agents.member.web_fetch_tool import FetchResult, WebFetchError, fetch_url
+from mixseek.config.member_options import WebFetchOptions
 
 BOMB_SIZE = 192 * 1024 * 1024
 """Decoded size of the big bombs: far above the 100 MB memory bound the tests assert."""

@@ -22,13 +22,13 @@ import httpx
 import pytest
 
 from mixseek.agents.member._html_text import html_to_text
-from mixseek.agents.member.options import WebFetchOptions
 from mixseek.agents.member.web_fetch_tool import (
     FetchResult,
     WebFetchError,
     blocked_address_reason,
     fetch_url,
 )
+from mixseek.config.member_options import WebFetchOptions
 
 # -- the test server ----------------------------------------------------------
 

@@ -13,7 +13,6 @@ from pydantic_ai.usage import UsageLimits
 import mixseek.telemetry as telemetry
 from mixseek.agents.concurrency import run_bounded
 from mixseek.agents.leader.broadcast import DEFAULT_BROADCAST_LEADER_INSTRUCTION, broadcast_prompt
-from mixseek.agents.leader.config import MemberAgentConfig, TeamConfig
 from mixseek.agents.leader.dependencies import TeamDependencies
 from mixseek.agents.leader.member_call import call_member
 from mixseek.agents.leader.models import MemberSubmission, MemberSubmissionsRecord
@@ -22,7 +21,9 @@ from mixseek.agents.member.base import MemberAgent, usage_of
 from mixseek.agents.member.registry import create_member
 from mixseek.agents.model_settings import agent_model_settings
 from mixseek.agents.team_result import TeamRunResult
-from mixseek.llm import create_model
+from mixseek.config.agent_models import MemberAgentConfig
+from mixseek.config.team_models import TeamConfig
+from mixseek.llm.factory import create_model
 from mixseek.llm.retrying import RetryingModel
 
 __all__ = ["DEFAULT_LEADER_SYSTEM_INSTRUCTION", "LeaderTeam", "TeamRunResult"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic_ai import RunContext, Tool
 
-from mixseek.agents.leader.config import MemberAgentConfig
 from mixseek.agents.leader.dependencies import TeamDependencies
 from mixseek.agents.leader.member_call import call_member
 from mixseek.agents.member.base import MemberAgent
+from mixseek.config.agent_models import MemberAgentConfig
 
 
 def make_delegation_tool(member: MemberAgent, config: MemberAgentConfig) -> Tool[TeamDependencies]:
