@@ -15,7 +15,6 @@ from mixseek.config.evaluator import EvaluatorSettings
 from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.orchestrator import OrchestratorSettings
 from mixseek.config.prompt_templates import PromptTemplateError, compile_prompt_template
-from mixseek.config.prompt_templates import PromptTemplateError, compile_prompt_template
 from mixseek.migrate.fields import (
     COMMON_DROPS,
     LEGACY_DEFAULT_MODEL,
