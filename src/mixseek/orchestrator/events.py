@@ -21,8 +21,8 @@ from typing import Annotated, Any, Literal, TextIO, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from mixseek.redaction import Redactor
-from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundOutcomeStatus
-from mixseek.storage.models import FinalStatus, StopReason
+from mixseek.round_controller.models import RoundOutcome, RoundOutcomeStatus
+from mixseek.storage.models import FinalStatus, RoundDecision, RoundKey, StopReason
 from mixseek.storage.views import UsageTotals
 from mixseek.text_safety import strip_controls
 
@@ -132,30 +132,18 @@ class TeamRoundFinished(_Event):
         )
 
 
-class TeamDecided(_Event):
-    """Whether a team goes on after a round: by the judgment model (`reason` "judgment", with its
+class TeamDecided(_Event, RoundDecision):
+    """A team's `RoundDecision` after a round: by the judgment model (`reason` "judgment", with its
     `reasoning` and `confidence`), by a rule ("min_rounds", "max_rounds"), or "judgment_failed"."""
 
     kind: Literal["team_decided"] = "team_decided"
     team_id: str
     round_number: int
-    should_continue: bool
-    reason: str
-    confidence: float | None = None
-    reasoning: str | None = None
 
     @classmethod
-    def of(cls, execution_id: str, team_id: str, round_number: int, decision: RoundDecision) -> TeamDecided:
+    def of(cls, key: RoundKey, decision: RoundDecision) -> TeamDecided:
         """The event of a team's decision after a round, whichever engine made it."""
-        return cls(
-            execution_id=execution_id,
-            team_id=team_id,
-            round_number=round_number,
-            should_continue=decision.should_continue,
-            reason=decision.reason,
-            confidence=decision.confidence,
-            reasoning=decision.reasoning,
-        )
+        return cls(**key._asdict(), **decision.model_dump())
 
 
 class UsageUpdated(_Event):

@@ -443,7 +443,7 @@ class Orchestrator:
                     snapshot=after,
                 )
                 await controllers[team_id].record_decision(round_number, decision)
-                self.events.emit(TeamDecided.of(execution_id, team_id, round_number, decision))
+                self.events.emit(TeamDecided.of(controllers[team_id].key(round_number), decision))
                 return team_id, decision
 
         try:

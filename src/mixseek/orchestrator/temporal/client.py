@@ -328,7 +328,7 @@ class StoreActivities:
                 return JudgeResult(team_id=team_id, round_number=round_number, budget_error=str(exc))
             await controller.record_decision(round_number, decision)
             self._decisions[key] = decision
-            engine.events.emit(TeamDecided.of(self.execution_id, team_id, round_number, decision))
+            engine.events.emit(TeamDecided.of(controller.key(round_number), decision))
         return JudgeResult(team_id=team_id, round_number=round_number, decision=decision)
 
     @activity.defn(name="store_report_usage")
