@@ -1,8 +1,7 @@
-"""Leader and member settings as written in a team TOML file (seed 004).
+"""Leader and member settings as written in a team TOML file.
 
-Defined in the config layer so that loading a file imports no agent code; the member types and
-their options models come from `mixseek.config.registries`, which imports a plugin's class only
-when a file names it. A workflow's agent executors are configured as members are.
+In the config layer so that loading a file imports no agent code; member types and options models
+come from `mixseek.config.registries`, which imports a plugin class only when a file names it.
 """
 
 from __future__ import annotations
@@ -152,11 +151,10 @@ class MemberAgentConfig(BaseModel):
     def member_options(
         self, options_model: type[BaseModel] | None, *, source: str, key: str = "options"
     ) -> BaseModel | None:
-        """The validated options the member's class receives.
+        """The validated options the member's class receives (built-in types: their own table).
 
-        A built-in type's come from its own table (`web_fetch`, ...); a registered type's were
-        validated when the file was loaded; a custom class's are validated here against its
-        `options_model`. A bad value is a ConfigError naming `source` and `key`.
+        A custom class's are validated here against its `options_model`; a bad value is a ConfigError
+        naming `source` and `key`.
         """
         if self.agent_type in BUILTIN_OPTION_TABLES:
             table = BUILTIN_OPTION_TABLES[self.agent_type]

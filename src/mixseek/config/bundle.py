@@ -145,8 +145,7 @@ def _settings_site(
 class ExecutionConfig:
     """The orchestrator, its teams, the evaluator, judgment and prompt builder settings.
 
-    Each file is read once, here; what runs the execution takes its settings from this
-    object (the prompt builder's too, its templates already checked) instead of reading again.
+    Each file is read once, here; the execution takes its settings from this object, not the files.
     """
 
     workspace: Workspace

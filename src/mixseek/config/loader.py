@@ -1,13 +1,8 @@
 """Reading TOML config files into settings models, with env overrides and provenance.
 
-Precedence for files is env > TOML > default (`validate_data`). A settings object built in
-code is a library call, where what the caller wrote wins: constructor > env > default. Every
-failure becomes a `ConfigError` naming the file (or environment variable), the dotted key and
-the reason, so the CLI can print one line instead of a traceback.
-
-Settings models are plain pydantic models: pydantic-settings, which reads the environment for them,
-loads only when a variable one of them reads is set (importing it costs `mixseek config validate`
-and every execution about 30 ms, most of it for sources mixseek never uses).
+For files the environment wins over TOML over defaults; in code, the constructor wins over the
+environment. Every failure is a `ConfigError` naming the file or variable, the key and the reason.
+pydantic-settings is loaded only when a variable a model reads is set (it costs every run ~30 ms).
 """
 
 from __future__ import annotations
@@ -34,13 +29,10 @@ DEFAULT_SOURCE = "default"
 
 
 class MixseekSettings(BaseModel):
-    """Base for settings read from a TOML section and overridable from the environment: the
-    variable for a field is `env_prefix` + the field's name, in any case (`MIXSEEK_ORCHESTRATOR__MAX_ROUNDS`).
+    """Base for settings read from a TOML section and overridable by `env_prefix` + field name (any case).
 
-    Constructor arguments beat the environment (`OrchestratorSettings(max_rounds=2)` is 2 whatever
-    `MIXSEEK_ORCHESTRATOR__MAX_ROUNDS` says); the environment fills in what they leave out. A
-    file's values are not constructor arguments of the user's: `validate_data` lays the
-    environment over them before they are passed in, so for files the environment wins.
+    Constructor arguments beat the environment; `validate_data` lays the environment over a file's
+    values before they are passed in, so for files the environment wins.
     """
 
     model_config = ConfigDict(extra="forbid", validate_default=True)
@@ -111,11 +103,10 @@ def relative_path(base_file: Path, ref: str) -> Path:
 
 
 def env_values(model: type[BaseModel]) -> dict[str, Any]:
-    """The values that the environment supplies for a settings model.
+    """The values the environment supplies for a settings model (tables and lists as JSON).
 
-    pydantic-settings reads them (a table or a list is JSON, as it decodes them); it is loaded
-    only when one of the model's variables is set. A value that is not valid JSON where a table or
-    list is expected is a ConfigError naming the variable."""
+    Invalid JSON where a table or list is expected is a ConfigError naming the variable.
+    """
     if not issubclass(model, MixseekSettings) or not _reads_environment(model):
         return {}
     from pydantic_settings import EnvSettingsSource, SettingsError

@@ -1,9 +1,7 @@
 """Which `[[evaluator.metrics]]` keys each deterministic metric takes, checked when the file loads.
 
-The deterministic metrics (`length`, `patterns`, `json_schema`, `reference_similarity`) call no
-model, so the model keys mean nothing to them; their own keys mean nothing to the other metrics.
-A key given to the wrong metric is refused rather than silently ignored. A metric with a
-`class_path` may read any of them: its class decides.
+Deterministic metrics call no model, so model keys mean nothing to them, nor their keys to the
+others: a key given to the wrong metric is refused, not ignored. A `class_path` metric takes any.
 """
 
 from __future__ import annotations

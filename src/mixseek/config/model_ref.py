@@ -1,11 +1,7 @@
 """`ModelRef`: the type of every `model` setting — a model string, or in code a pydantic-ai `Model`.
 
-Files and environment variables give strings (`"openai:gpt-4o"`); a config built in Python may
-give a `Model` object instead, which is kept as it is and used as it is. Dumps (`model_dump`,
-snapshots) write an object as its label (`mixseek.llm.model_objects`), never as its internals.
-
-pydantic-ai is imported only when a value is not a string: loading config files must stay cheap,
-and a `Model` object cannot exist unless pydantic-ai is imported already.
+A `Model` object is used as it is and dumped as its label (`mixseek.llm.model_objects`). pydantic-ai
+is imported only for a non-string value, so that loading config files stays cheap.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """How deep the tables and arrays of a config file may nest.
 
-Python's TOML parser recurses once per level of arrays and inline tables, and raises
-`RecursionError` a few hundred levels down; the code that reads a parsed file (validation, merging
-the environment in, writing TOML or JSON) recurses too. No config needs more than a few levels, so
-a file nested deeper than `MAX_DEPTH` is refused with one line, whether the parser gave up on it or
-not: the same line at any depth.
+The TOML parser and the code reading a parsed file recurse per level (`RecursionError` a few hundred
+down); a file nested deeper than `MAX_DEPTH` is refused with the same line at any depth.
 """
 
 from __future__ import annotations

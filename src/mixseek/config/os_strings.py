@@ -1,9 +1,7 @@
 """Text that came from the operating system: command-line arguments, environment variables, file names.
 
-Python decodes them with `surrogateescape`: a byte that is not UTF-8 becomes a lone surrogate
-(U+DC80..U+DCFF), which no UTF-8 sink can encode — the store, a log, a TOML or JSON file, the
-terminal. mixseek refuses such text where it comes in (`not_utf8` says why, as the config files'
-decoder words it) and shows a name that may hold one, or a line break, with `escaped`.
+`surrogateescape` turns non-UTF-8 bytes into lone surrogates no UTF-8 sink can encode: such text is
+refused where it comes in (`not_utf8`), and a name that may hold one is shown `escaped`.
 """
 
 from __future__ import annotations

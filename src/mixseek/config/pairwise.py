@@ -1,8 +1,5 @@
-"""Settings of `configs/pairwise.toml`: the optional final stage that ranks the teams' best
-submissions by pairwise comparison (each pair judged in both orders) instead of by absolute score.
-
-A file of its own, like `judgment.toml`, because the stage has its own judge model with its own
-call settings; `orchestrator.pairwise_config` names it. Without the file the stage is off.
+"""Settings of `configs/pairwise.toml`: the optional final stage ranking the teams' best submissions
+by pairwise comparison (each pair in both orders); its own file for its own judge model.
 """
 
 from __future__ import annotations

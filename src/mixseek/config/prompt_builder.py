@@ -1,7 +1,6 @@
 """`[prompt_builder]` settings: the three templates and the optional history limits.
 
-Precedence (DESIGN decision 4): environment (`MIXSEEK_TEAM_USER_PROMPT`, ...) >
-`configs/prompt_builder.toml` > packaged defaults. The file is optional.
+Environment (`MIXSEEK_TEAM_USER_PROMPT`, ...) > `configs/prompt_builder.toml` (optional) > defaults.
 """
 
 from __future__ import annotations
@@ -26,11 +25,7 @@ ENV_PREFIX = "MIXSEEK_"
 
 
 class PromptBuilderSettings(MixseekSettings):
-    """Templates (Jinja2 source text) and limits for the prompts the builder renders.
-
-    The limits are off (None) by default, which shows all history and all teams
-    as seed 000 does; set them to keep long executions within a token budget.
-    """
+    """Templates (Jinja2 source) and history limits; limits are off by default (all history, all teams)."""
 
     env_prefix: ClassVar[str] = ENV_PREFIX
 
@@ -62,12 +57,8 @@ class PromptBuilderSettings(MixseekSettings):
 def load_prompt_builder_settings(workspace: Path | Workspace) -> Loaded[PromptBuilderSettings]:
     """Read `[prompt_builder]` of `<workspace>/configs/prompt_builder.toml` (optional file).
 
-    Only the values are checked here (non-empty templates, positive limits);
-    `prompt_templates.compile_prompt_templates` checks the template text.
-
-    Raises:
-        ConfigError: unreadable file, unknown key, or invalid value; it names the
-            file (or the env var) and the key.
+    Only values are checked here; `compile_prompt_templates` checks the template text. Problems are a
+    `ConfigError` naming the file (or env var) and key.
     """
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     return load_section(PromptBuilderSettings, ws.prompt_builder_file, SECTION, required=False)

@@ -1,17 +1,9 @@
 """The Jinja2 environment, and loading + checking the three prompt templates.
 
-Templates render in Jinja2's sandbox with `trim_blocks`, `lstrip_blocks` and
-`StrictUndefined`. `keep_trailing_newline=True`
-keeps the template's last newline, so a template ending in a newline gives a
-prompt ending in one, exactly as the seed 001 §4 examples read (every line of
-those blocks, the last included, ends with a newline).
-
-Each template is checked when it is loaded: its syntax, and that it uses only
-the variables seed 002 allows for it. Values are passed as data: a value
-containing `{{ 7*7 }}` is printed as is, never evaluated.
-
-Checking a template is part of loading the configuration (`config.bundle`), so
-this module is in `mixseek.config`.
+Templates render in Jinja2's sandbox with `trim_blocks`, `lstrip_blocks`, `StrictUndefined` and
+`keep_trailing_newline` (a template ending in a newline gives a prompt ending in one). Each is
+checked when loaded: syntax, and only the variables allowed for it. Values are data: `{{ 7*7 }}` in
+a value is printed as is.
 """
 
 from __future__ import annotations
@@ -53,10 +45,8 @@ _LOADING_NODES: dict[type[nodes.Node], str] = {
 
 
 class PromptTemplateError(TemplateError, InputError):
-    """A prompt template is malformed, uses a variable it may not, or failed to render.
-
-    The message names the template, where it came from (file path, "env VAR" or
-    "default"), the line within the template, and the problem.
+    """A prompt template is malformed, uses a variable it may not, or failed to render; the message names
+    the template, its source (file, "env VAR" or "default"), the line and the problem.
     """
 
     def __init__(
@@ -154,15 +144,10 @@ class PromptTemplate:
 
 @functools.lru_cache(maxsize=64)
 def compile_prompt_template(name: str, text: str, source: str = "default") -> PromptTemplate:
-    """Check and compile the template `name` (one of the three) from `text`.
+    """Check and compile the template `name` from `text` (cached by name, text and source).
 
-    Compiled templates are cached by (name, text, source), so loading the same
-    settings again is cheap.
-
-    Raises:
-        PromptTemplateError: syntax error, a variable seed 002 does not allow for
-            this template, or `{% include %}`-like tags.
-        ValueError: `name` is not one of the three template names.
+    Raises `PromptTemplateError` (syntax, a variable not allowed, include-like tags) or `ValueError`
+    for an unknown `name`.
     """
     if name not in TEMPLATE_VARIABLES:
         expected = ", ".join(TEMPLATE_VARIABLES)

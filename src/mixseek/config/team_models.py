@@ -1,8 +1,5 @@
-"""Team settings as written in a team TOML file (seed 004), and the `[workflow]` a team may have
-instead of a leader.
-
-Defined in the config layer so that loading a file imports no agent code.
-`mixseek.agents.leader.config` re-exports these models.
+"""Team settings as written in a team TOML file, and the `[workflow]` a team may have instead of a
+leader; in the config layer so that loading a file imports no agent code.
 """
 
 from __future__ import annotations

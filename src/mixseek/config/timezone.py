@@ -1,7 +1,5 @@
-"""$TZ, the time zone prompts show the current time in (seed 001 §2.4).
-
-Checked when an execution's configuration loads (`check_timezone_env`), so a bad value is one
-line before anything runs, not a failure in round 1 after the store is written.
+"""$TZ, the time zone prompts show the current time in; checked when a configuration loads, so a bad
+value is one line before anything runs.
 """
 
 from __future__ import annotations
@@ -13,7 +11,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mixseek.errors import ConfigError
 
-# Seed 001 §2.4 / seed 000 §6.3.
 TZ_ENV_VAR: Final = "TZ"
 INVALID_TZ_MESSAGE: Final = (
     "Invalid timezone in TZ environment variable: {value}. "
@@ -22,14 +19,9 @@ INVALID_TZ_MESSAGE: Final = (
 
 
 def timezone_from_env() -> tzinfo:
-    """The time zone named by $TZ.
+    """The time zone named by $TZ: unset or empty (as POSIX does) → UTC; a leading ":" is accepted.
 
-    Unset → UTC. Set but empty → UTC as well (what POSIX/glibc do with TZ="").
-    A leading ":" (POSIX "TZ=:Area/City") is accepted. Anything that is not an
-    IANA zone name is an error.
-
-    Raises:
-        ValueError: "Invalid timezone in TZ environment variable: {value}. Valid examples: ..."
+    Anything that is not an IANA zone name raises `ValueError`.
     """
     value = os.environ.get(TZ_ENV_VAR)
     if value is None or value == "":
@@ -42,11 +34,7 @@ def timezone_from_env() -> tzinfo:
 
 
 def check_timezone_env() -> None:
-    """Refuse a bad $TZ when an execution is configured, not in round 1 after the store is written.
-
-    Raises:
-        ConfigError: with `timezone_from_env`'s message (seed 000 §6.3).
-    """
+    """Refuse a bad $TZ as a `ConfigError` when an execution is configured, not in round 1."""
     try:
         timezone_from_env()
     except ValueError as exc:
