@@ -197,5 +197,5 @@ async def test_weights_combine_deterministic_and_custom_metrics_and_only_referen
         ("reference_similarity", 66.6667),
         ("shouting", 100.0),
     ]
-    assert result.overall_score == pytest.approx((50 + 2 * 200 / 3 + 100) / 4, abs=1e-4)
+    assert result.score == pytest.approx((50 + 2 * 200 / 3 + 100) / 4, abs=1e-4)
     assert result.usage.requests == 0

@@ -67,7 +67,7 @@ async def test_three_metrics_run_concurrently_and_weights_combine_them() -> None
     with override_models(models):
         evaluator = Evaluator(settings(), render)
         result = await evaluator.evaluate("課題", "回答")
-    assert result.overall_score == pytest.approx(80 * 0.5 + 60 * 0.3 + 90 * 0.2)
+    assert result.score == pytest.approx(80 * 0.5 + 60 * 0.3 + 90 * 0.2)
     assert [(m.name, m.score, m.comment, m.weight) for m in result.metrics] == [
         ("clarity_coherence", 80, "明瞭", 0.5),
         ("coverage", 60, "不足あり", 0.3),
@@ -92,7 +92,7 @@ async def test_no_weights_means_equal_weights() -> None:
     }
     with override_models(models):
         result = await Evaluator(settings((None, None, None)), render).evaluate("p", "s")
-    assert result.overall_score == pytest.approx(60.0)
+    assert result.score == pytest.approx(60.0)
     assert [m.weight for m in result.metrics] == pytest.approx([1 / 3, 1 / 3, 1 / 3])
 
 
@@ -111,7 +111,7 @@ async def test_out_of_range_score_is_sent_back_to_the_model_and_retried() -> Non
     with override_models({"script:judge": FunctionModel(fn)}):
         result = await Evaluator(evaluator_settings, render).evaluate("p", "s")
     assert calls == 2
-    assert result.overall_score == 70
+    assert result.score == 70
 
 
 async def test_metric_failing_after_retries_fails_the_evaluation_naming_it() -> None:
@@ -152,4 +152,4 @@ async def test_custom_metric_class_from_a_file(tmp_path: Path) -> None:
         ("length", 40.0, "4 chars"),
         ("relevance", 40.0, "meh"),
     ]
-    assert result.overall_score == pytest.approx(40.0)
+    assert result.score == pytest.approx(40.0)

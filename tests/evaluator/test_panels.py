@@ -87,7 +87,7 @@ async def test_a_panel_of_three_stores_every_judge_and_the_aggregate(
         "script:j3": judge(100, "great", together=all_three),
     }
     result = await evaluate(panel(aggregate, **extra), models)
-    assert result.overall_score == expected
+    assert result.score == expected
     assert result.score_details == {
         "relevance": {
             "score": expected,
@@ -115,7 +115,7 @@ async def test_the_aggregates_differ_on_a_skewed_panel(aggregate: str, expected:
     details = result.score_details["relevance"]
     assert [j["score"] for j in details["judges"]] == scores
     assert (details["score"], details["aggregate"]) == (expected, aggregate)
-    assert result.overall_score == expected
+    assert result.score == expected
 
 
 async def test_a_failing_judge_is_recorded_and_the_others_score_the_metric() -> None:
@@ -155,7 +155,7 @@ async def test_the_round_prompt_shows_a_panel_metric_by_its_aggregate() -> None:
     state = RoundState(
         round_number=1,
         submission_content="回答",
-        evaluation_score=result.overall_score,
+        evaluation_score=result.score,
         score_details=result.score_details,
         round_started_at=datetime(2025, 1, 1, tzinfo=UTC),
         round_ended_at=datetime(2025, 1, 1, tzinfo=UTC),

@@ -114,7 +114,7 @@ async def test_registered_metric_scores_by_name() -> None:
         assert known_metrics()[-1] == "constant"
         settings = EvaluatorSettings(metrics=[MetricConfig(name="constant")])
         result = await Evaluator(settings, lambda prompt, submission: submission).evaluate("task", "answer")
-        assert (result.overall_score, result.metrics[0].comment) == (33.0, "always 33")
+        assert (result.score, result.metrics[0].comment) == (33.0, "always 33")
     finally:
         unregister_metric("constant")
     assert "constant" not in known_metrics()

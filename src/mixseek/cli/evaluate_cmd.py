@@ -115,7 +115,7 @@ def evaluate_command(
     if output_format == "json":
         print_json(
             {
-                "overall_score": result.overall_score,
+                "overall_score": result.score,  # the output's name for it
                 "metrics": [m.model_dump(mode="json") for m in result.metrics],
                 "usage": usage_json(result.usage),
             }
@@ -125,7 +125,7 @@ def evaluate_command(
     from rich.table import Table
 
     out = stdout_console()
-    table = Table(title=f"overall score: {result.overall_score:.2f}/100", title_justify="left")
+    table = Table(title=f"overall score: {result.score:.2f}/100", title_justify="left")
     for column in ("metric", "score", "weight", "comment"):
         table.add_column(column)
     for m in result.metrics:

@@ -106,6 +106,6 @@ class Evaluator:
                 raise failed.exceptions[0] from None
             results = [task.result() for task in tasks]
             overall = sum(r.score * r.weight for r in results)
-            result = EvaluationResult(metrics=results, overall_score=round(min(100.0, max(0.0, overall)), 4))
-            telemetry.record(span, score=result.overall_score, **telemetry.usage(result.usage))
+            result = EvaluationResult(metrics=results, score=round(min(100.0, max(0.0, overall)), 4))
+            telemetry.record(span, score=result.score, **telemetry.usage(result.usage))
             return result

@@ -74,7 +74,7 @@ class EvaluationResult(BaseModel):
     model_config = {"arbitrary_types_allowed": True}
 
     metrics: list[MetricResult]
-    overall_score: float = Field(ge=0.0, le=100.0)
+    score: float = Field(ge=0.0, le=100.0)
 
     @property
     def usage(self) -> RunUsage:
