@@ -1,4 +1,4 @@
-"""UserPromptBuilder: renders the team, evaluator and judgment prompts (seed 001 §1)."""
+"""UserPromptBuilder: renders the team, evaluator and judgment prompts."""
 
 from __future__ import annotations
 
@@ -22,23 +22,12 @@ from mixseek.prompt_builder.texts import prompt_texts
 
 
 class UserPromptBuilder:
-    """Builds prompts from the workspace's `[prompt_builder]` templates.
+    """Builds prompts from the workspace's `[prompt_builder]` templates, compiled once in the constructor.
 
-    Settings are read and the three templates checked and compiled once, in the
-    constructor; building a prompt only formats the variables and renders.
-
-    Variables (DESIGN decision 11) are always all defined:
-    - `submission_history`: the formatted history (its empty-case text if none);
-    - `ranking_table`: "" without a ranking (neither `context.ranking` nor a
-      store); with one, the formatted ranking (its empty-case text when nothing is
-      ranked). For a round-1 team prompt the ranking is not used (seed 001 §1.2):
-      by the round barrier nothing is ranked before round 1 ends. A judgment prompt
-      always uses it (its round has just ended);
-    - `team_position_message`: the position message if the team is ranked, else "".
-
-    The ranking given as data in the context wins over any store; the store in the
-    context wins over the builder's: the context is the more specific, per-call
-    choice (seed 000 puts the store there).
+    Every variable is always defined: `submission_history` (its empty-case text if none),
+    `ranking_table` ("" without a ranking, and in a round-1 team prompt, where the round barrier
+    leaves nothing ranked) and `team_position_message` ("" if unranked). A ranking given in the
+    context wins over any store, and the context's store over the builder's: the more specific choice.
     """
 
     def __init__(
@@ -48,15 +37,9 @@ class UserPromptBuilder:
         *,
         settings: Loaded[PromptBuilderSettings] | None = None,
     ) -> None:
-        """Load settings (unless `settings`, already loaded, are given) and compile the templates.
+        """Load settings (unless an execution gives its loaded ones) and compile the templates.
 
-        An execution passes the settings its configuration loaded
-        (`ExecutionConfig.prompt_builder`), so `prompt_builder.toml` is read once.
-
-        Raises:
-            FileNotFoundError: `workspace` is not an existing directory.
-            ConfigError: bad `configs/prompt_builder.toml` or env override.
-            PromptTemplateError: a template does not parse or uses a disallowed variable.
+        Raises `FileNotFoundError` (no workspace), `ConfigError` or `PromptTemplateError`.
         """
         workspace = Path(workspace)
         if not workspace.is_dir():
@@ -85,11 +68,7 @@ class UserPromptBuilder:
         return await self._render_round(self.templates.judgment, context, before_round=False)
 
     def build_evaluator_prompt(self, user_prompt: str, submission: str) -> str:
-        """The prompt the evaluator scores `submission` against `user_prompt` with.
-
-        Raises:
-            ValueError: "user_prompt cannot be empty", or an invalid $TZ.
-        """
+        """The prompt the evaluator scores `submission` with; `ValueError` for an empty `user_prompt`."""
         if not user_prompt.strip():
             raise ValueError("user_prompt cannot be empty")
         values = {

@@ -1,9 +1,7 @@
 """Turn round history, leaderboard ranking, team position and the clock into prompt text.
 
-Texts, formats, empty-case messages and error messages are those of seed 001 §2
-(DESIGN decision 3). The optional limits (`max_items`, `preview_chars`,
-`max_teams`; DESIGN decision 7) are off by default, so the default output is
-exactly the seed's.
+The optional limits (`max_items`, `preview_chars`, `max_teams`) are off by default, so the default
+output is the original format exactly.
 """
 
 from __future__ import annotations
@@ -45,12 +43,13 @@ def _preview(content: str, preview_chars: int | None, texts: PromptTexts) -> str
 
 
 PANEL_KEYS = ("judges", "aggregate")
-"""What a judge panel adds to a metric's score_details; the prompt shows the seed's form without it."""
+"""What a judge panel adds to a metric's score_details; the prompt shows the metric without it."""
 
 
 def _shown_details(details: Mapping[str, Any]) -> dict[str, Any]:
-    """score_details as the seed's history shows them: a panel metric by its aggregate score and
-    comment (the comment already holds each judge's reason), without the per-judge entries."""
+    """score_details as the history shows them: a panel metric by its aggregate score and comment (which
+    holds each judge's reason), without the per-judge entries.
+    """
     return {
         name: (
             {k: v for k, v in value.items() if k not in PANEL_KEYS}
@@ -78,16 +77,10 @@ def format_submission_history(
     preview_chars: int | None = None,
     language: PromptLanguage = "ja",
 ) -> str:
-    """The team's past rounds, one block per round, blocks separated by a blank line.
+    """The team's past rounds, one block per round, separated by a blank line (or the empty-case text).
 
-    Args:
-        round_history: the team's finished rounds, in round order.
-        max_items: keep only the last N rounds; a first line says how many were left out.
-        preview_chars: cut each submission after N characters and say how many were cut.
-        language: the language of the fixed texts (`ja`: the seed's).
-
-    Returns:
-        The formatted history, or "まだ過去のSubmissionはありません。" when there is none.
+    `max_items` keeps the last N rounds and `preview_chars` cuts each submission, both saying what was
+    left out; `language` is that of the fixed texts.
     """
     _check_limit("max_items", max_items)
     _check_limit("preview_chars", preview_chars)
@@ -129,23 +122,11 @@ def format_ranking_table(
     max_teams: int | None = None,
     language: PromptLanguage = "ja",
 ) -> str:
-    """The leaderboard as one line per team, the caller's own team in bold.
+    """The leaderboard as one line per team, the caller's own (`team_id`) in bold, or the empty-case text.
 
-    Args:
-        ranking: entries `{"team_id", "team_name", "max_score", "total_rounds"}`, best first
-            (the store's order is the rank).
-        team_id: the caller's team; its line is bold and marked "(あなたのチーム)".
-        team_name: the caller's team name (kept for the seed's signature; lines show the
-            name recorded in the ranking, which is the same).
-        max_teams: show only the top N teams, plus the caller's own line when it ranks
-            below N; "…（K チーム省略）" lines mark the teams left out.
-        language: the language of the fixed texts (`ja`: the seed's).
-
-    Returns:
-        The table, or "現在はランキング情報がありません。" when the ranking is empty.
-
-    Raises:
-        ValueError: an entry lacks one of the four keys, or max_teams < 1.
+    `ranking` entries have the `RANKING_KEYS`, best first; `team_name` is unused (lines show the name
+    in the ranking). `max_teams` shows the top N plus the caller's line, marking teams left out.
+    Raises `ValueError` for an entry missing a key or `max_teams` < 1.
     """
     _check_limit("max_teams", max_teams)
     texts = prompt_texts(language)
@@ -177,12 +158,7 @@ def find_team_position(ranking: Sequence[Mapping[str, Any]], team_id: str) -> in
 
 
 def generate_position_message(position: int, total_teams: int, *, language: PromptLanguage = "ja") -> str:
-    """A message about the team's rank (seed 001 §2.3).
-
-    Raises:
-        ValueError: "Invalid total_teams" if total_teams < 1; "Invalid position" if
-            position is outside 1..total_teams.
-    """
+    """A message about the team's rank; `ValueError` unless 1 <= position <= total_teams."""
     if total_teams < 1:
         raise ValueError("Invalid total_teams")
     if position < 1 or position > total_teams:
@@ -195,13 +171,9 @@ def generate_position_message(position: int, total_teams: int, *, language: Prom
 
 
 def get_current_datetime_with_timezone(*, now: datetime | None = None) -> str:
-    """The current time in $TZ as ISO 8601 with offset, e.g. "2025-11-19T21:34:56.789012+09:00".
+    """The current time in $TZ as ISO 8601 with offset and microseconds always (a steady format).
 
-    Microseconds are always written, so the format does not change with the clock.
-    `now` (an aware datetime) replaces the clock, for tests.
-
-    Raises:
-        ValueError: $TZ is not a valid time zone (see `timezone_from_env`).
+    `now` (an aware datetime) replaces the clock, for tests; a bad $TZ raises `ValueError`.
     """
     tz = timezone_from_env()
     moment = datetime.now(tz) if now is None else now.astimezone(tz)

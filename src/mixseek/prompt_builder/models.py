@@ -12,27 +12,19 @@ from mixseek.round_state import RoundState
 
 @runtime_checkable
 class LeaderBoardSource(Protocol):
-    """Anything that can give the current leaderboard of an execution.
-
-    `mixseek.storage.aggregation_store.AggregationStore` is one; tests use any small
-    object with this method. Entries are `{"team_id", "team_name", "max_score",
-    "total_rounds"}`, already ordered best first (DESIGN decision 6).
+    """Anything that gives an execution's current leaderboard (entries of `RANKING_KEYS`, best first),
+    such as `AggregationStore`.
     """
 
     async def get_leader_board_ranking(self, execution_id: str) -> Sequence[Mapping[str, Any]]: ...
 
 
 class RoundPromptContext(BaseModel):
-    """What a team prompt (or a judgment prompt) is built from (seed 000 §1.2).
+    """What a team prompt (or a judgment prompt) is built from.
 
-    For a team prompt `round_number` is the round about to run and `round_history`
-    holds the team's finished rounds before it; for a judgment prompt
-    `round_number` is the round just finished and `round_history` includes it.
-
-    The leaderboard comes as data or from a store: `ranking`, when given, is the
-    ranking already read (e.g. at the round barrier, DESIGN decision 6 order) and
-    no store is asked; otherwise `store`, when given, supplies it and takes
-    precedence over the builder's own store (seed 000).
+    `round_number` is the round about to run (team prompt) or just finished (judgment prompt, its
+    `round_history` including it). `ranking`, when given, is used as is; else `store` supplies it,
+    ahead of the builder's own store.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")

@@ -1,8 +1,7 @@
 """The fixed texts the prompt builder writes around history and ranking, per prompt language.
 
-Japanese (`ja`) is seed 001 §2's wording, character for character; English (`en`) says the same
-in the same structure, for workspaces whose templates are English (`mixseek init --language en`),
-so that a prompt does not switch language in the middle.
+English (`en`) says what Japanese (`ja`) says in the same structure, for workspaces whose templates
+are English, so that a prompt does not switch language in the middle.
 """
 
 from __future__ import annotations

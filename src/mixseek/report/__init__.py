@@ -1,5 +1,3 @@
-"""Presenting a stored execution as HTML: score charts, sanitised Markdown, the self-contained report.
-
-Shared by the web dashboard and `mixseek runs export --format html`, so both show one execution
-the same way; it needs only the core install.
+"""Presenting a stored execution as HTML (charts, sanitised Markdown, the self-contained report),
+shared by the dashboard and `runs export --format html` so both show a run the same way.
 """

@@ -1,20 +1,10 @@
-"""Judges against human labels: how well each judge model, each metric and the overall score of
-stored submissions track the scores people gave the same submissions (`mixseek judges calibrate`).
+"""Judges against human labels (`mixseek judges calibrate`): how well each judge model, metric and
+the overall score track the scores people gave the same stored submissions.
 
-Labels are a CSV file with a header row naming at least `execution_id`, `team_id`, `round_number`
-and `human_score` (0–100, the judges' scale); other columns (a rater, a note) are ignored, so a
-spreadsheet's export works as it is. One label per submission: averaging several raters is the
-user's choice to make, not a silent one here.
-
-What is compared, per labelled submission (its leader_board row):
-- *overall*: the evaluation score (the metrics' weighted mean);
-- each *metric*: its score (a panel's aggregate, a one-model metric's score, a deterministic
-  metric's exact score);
-- each *judge*, per metric: a panel judge's own score (from score_details' `judges`), or for a
-  one-model metric the model that scored it, as the execution's config snapshot names it (the
-  metric's `model`, else the evaluator's). A judge that failed on a submission has no pair there.
-Each is summarised by `stats.calibrate`: pairs, Pearson, Spearman, mean absolute error and bias
-(mean of judge − human, positive when the judge is more generous).
+Labels are a CSV with at least `execution_id`, `team_id`, `round_number` and `human_score` (0–100);
+other columns are ignored, so a spreadsheet's export works. One label per submission: averaging
+raters is the user's choice, not a silent one here. A judge is a panel judge's own score or, for a
+one-model metric, the model the config snapshot names; each is summarised by `stats.calibrate`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The score-by-round chart: one inline SVG, the same on the dashboard and in the HTML report.
 
-Inline SVG rather than a charting script because the report must read with scripts disabled and
-the dashboard's Content-Security-Policy allows no inline script or style: the chart carries its
-look in presentation attributes (`fill=`, `stroke=`), and the dashboard's stylesheet may refine it
-through the classes. Every text comes from a model or a config (team names), so all of it is
-escaped; numbers are formatted with fixed decimals so the same view always gives the same bytes.
+Inline SVG with presentation attributes, because the report must read without scripts and the
+dashboard's CSP allows no inline script or style. All text is escaped; fixed decimals make the
+same view give the same bytes.
 """
 
 from __future__ import annotations
@@ -58,10 +56,9 @@ def _n(value: float) -> str:
 
 
 def _series(view: ExecutionView) -> list[_Series]:
-    """Every team of the view in its order (best first), each with its scored rounds.
-
-    A team's colour follows its id, not its place: on a live page the leaderboard reorders
-    while the lines keep their colours."""
+    """Every team of the view, best first, with its scored rounds; colours follow team ids, so lines
+    keep theirs while a live leaderboard reorders.
+    """
     style = {team_id: i for i, team_id in enumerate(sorted(t.team_id for t in view.teams))}
     return [
         _Series(
@@ -89,11 +86,7 @@ def _dash_attr(dash: str | None) -> str:
 
 
 def score_chart_svg(view: ExecutionView, *, width: int = 720, height: int = 320) -> Markup:
-    """Each team's score by round as an inline SVG line chart.
-
-    The plot is `width` × `height`; the legend (team names, in the view's order) goes below it
-    and makes the image taller as teams add rows. Hovering a point shows its team, round and
-    score (an SVG `<title>`)."""
+    """Each team's score by round as an inline SVG line chart, the legend below growing with the teams."""
     series = _series(view)
     last_round = max([view.rounds_run, *(number for s in series for number, _ in s.points)], default=0)
     last_round = max(last_round, 1)

@@ -1,8 +1,5 @@
-"""What an execution page shows, as plain rows: the teams × rounds grid, the judgments, the
-failures and each team's best round.
-
-Derived from the read model only, so the self-contained report and any other page lay out the
-same facts; templates then just print them.
+"""What an execution page shows, as plain rows (grid, judgments, failures, best rounds), derived
+from the read model only so that every page lays out the same facts.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """What changed in a team's submission since its previous round, as escaped HTML.
 
-A unified line diff (`difflib`): unchanged lines around each change give context, longer
-unchanged stretches collapse into a hunk header. A changed line that stays similar to the line it
-replaces also shows which words changed (`<del>` in the old line, `<ins>` in the new one).
-
-The HTML is a `<table class="diff">` whose rows carry classes only (`diff-hunk`, `diff-context`,
-`diff-removed`, `diff-added`): the dashboard's Content-Security-Policy forbids inline styles, and
-a stylesheet decides the colours. Every piece of text is escaped; control characters are stripped.
+A unified line diff (`difflib`) whose similar changed lines also mark changed words (`<del>`,
+`<ins>`). Rows carry classes only, since the dashboard's CSP forbids inline styles; all text is
+escaped and stripped of control characters.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""How figures read on an HTML page: scores, tokens, costs, durations and times.
-
-Template filters; a missing value reads as an en dash rather than "None" or 0.
-"""
+"""Template filters for scores, tokens, costs, durations and times; a missing value reads as an en dash."""
 
 from __future__ import annotations
 

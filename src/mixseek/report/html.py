@@ -1,10 +1,7 @@
 """One execution as a single self-contained HTML file (`mixseek runs export ID --format html`).
 
-The file carries everything it shows: its CSS inline, the score chart as inline SVG, no script
-and no reference to anything outside it, so it reads the same attached to an e-mail, opened
-offline or with scripts disabled. A Content-Security-Policy in the file itself forbids loading
-or running anything but its own styles and `data:` images, should model text ever slip past the
-escaping (autoescape on every variable; Markdown only through `report.markdown`).
+Inline CSS and SVG, no script and no outside reference, so it reads the same offline or mailed; its
+own Content-Security-Policy forbids anything else, should model text ever slip past the escaping.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The final pairwise ranking as rows, for `runs show`, the Markdown export and the HTML report.
-
-Strengths are Bradley–Terry log-strengths centred on the teams' mean (0 = an average team; a
-difference of 1 means odds of e ≈ 2.7 to 1), with their bootstrap 95% interval.
+"""The final pairwise ranking as rows: Bradley–Terry log-strengths centred on the mean (0 = average,
+1 = odds of e to 1) with their bootstrap 95% interval.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """A stored message history (a leader's conversation in one round) as parts a page can show.
 
-The store keeps `round_history.message_history` as the JSON text pydantic-ai wrote; this module
-reads it back with pydantic-ai's `ModelMessagesTypeAdapter` and gives each part a label and a
-plain-text body: system and user prompts, the instructions (when they change), tool calls with
-their arguments, tool returns (and their outcome when it was not a success), retries, text and
-thinking. Parts of kinds this module does
-not know still show, as their JSON. Bodies are text, stripped of control characters; a page
-escapes them. A history that cannot be read is reported with its raw text rather than failing.
+Read back with pydantic-ai's `ModelMessagesTypeAdapter`; each part gets a label and a plain-text
+body without control characters (unknown kinds as JSON). A history that cannot be read is shown as
+its raw text rather than failing.
 """
 
 from __future__ import annotations
@@ -149,11 +145,10 @@ def _messages(messages: Sequence[ModelMessage]) -> list[TranscriptMessage]:
 
 
 def read_transcript(message_history: str | None) -> Transcript:
-    """The stored JSON text of a message history as a transcript (empty when nothing was stored).
+    """The stored JSON of a message history as a transcript (empty when nothing was stored).
 
-    Redacted once decoded: a credential stored escaped (`\\u043f...` in a tool call's arguments,
-    say, by a version that looked for raw values only) is shown decoded, so it is looked for in
-    what is shown, not only in what was stored."""
+    Redacted after decoding, so a credential stored escaped (`\\u043f...`) is found in what is shown.
+    """
     if not message_history:
         return Transcript()
     try:

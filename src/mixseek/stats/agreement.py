@@ -1,9 +1,5 @@
-"""How much a panel of judges agrees on the scores it gave.
-
-Krippendorff's alpha with the interval metric rather than an ICC: a panel judge whose call
-failed leaves a hole, and alpha takes units with any number (two or more) of ratings, while the
-ICC forms need every judge to rate every submission. Scores are 0–100 numbers, so differences
-matter by their size (interval), not just whether they differ (nominal).
+"""How much a panel of judges agrees: Krippendorff's alpha (interval metric), not an ICC, because a
+failed judge leaves a hole and alpha takes units with any number of ratings.
 """
 
 from __future__ import annotations
@@ -12,10 +8,9 @@ from collections.abc import Sequence
 
 
 def krippendorff_alpha_interval(units: Sequence[Sequence[float | None]]) -> float | None:
-    """Alpha over `units` (one list of ratings per rated thing; None where a judge gave none).
+    """Alpha over `units` (ratings per rated thing, None where a judge gave none): 1 perfect, 0 chance.
 
-    1 is perfect agreement, 0 agreement at chance level, below 0 systematic disagreement.
-    None when it is undefined: fewer than two units with two ratings, or no variation at all.
+    None when undefined: fewer than two units with two ratings, or no variation at all.
     """
     pairable = [[v for v in unit if v is not None] for unit in units]
     pairable = [values for values in pairable if len(values) >= 2]

@@ -1,11 +1,8 @@
 """Bradley–Terry strengths from pairwise verdicts, with bootstrap confidence intervals.
 
-Under the model, A beats B with probability p_A / (p_A + p_B). Strengths are fitted with the
-minorise–maximise iteration (each p_i becomes its wins over the sum of n_ij / (p_i + p_j)); a
-tie counts as half a win for each side. Every item also plays `prior` virtual ties against a
-fixed anchor of strength 1: that keeps an item that lost (or won) every comparison finite, keeps
-items never compared at the anchor's level, and leaves the fit sparse (only pairs that met).
-Strengths are reported as natural logs, centred on their mean.
+Fitted by the minorise–maximise iteration, a tie half a win each. Every item also plays `prior`
+virtual ties against an anchor of strength 1, keeping all-win or all-loss items finite and
+never-compared ones at the anchor's level. Reported as natural logs, centred on their mean.
 """
 
 from __future__ import annotations

@@ -6,11 +6,7 @@ import math
 
 
 def sign_test(wins: int, losses: int) -> float:
-    """Two-sided exact sign test p-value for `wins` against `losses` (ties left out beforehand).
-
-    The paired test for "A beat B on this task": under no difference each decided task is a fair
-    coin, so the p-value is the chance of a split at least this lopsided. 1.0 when nothing was decided.
-    """
+    """Two-sided exact sign test p-value for `wins` against `losses` (ties left out); 1.0 if none decided."""
     if wins < 0 or losses < 0:
         raise ValueError("counts must not be negative")
     n = wins + losses
