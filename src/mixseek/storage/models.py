@@ -8,7 +8,7 @@ understand pydantic-ai messages, so it does not import pydantic-ai.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -175,3 +175,19 @@ class RoundStatusRecord(_Record):
     judgment_confidence: float | None
     exit_reason: str | None
     error_message: str | None
+
+    @property
+    def decision(self) -> RoundDecision | None:
+        """The decision stored with the round (an exit reason in another mixseek's words reads as a
+        judgment); None while undecided."""
+        if self.should_continue is None:
+            return None
+        reason = self.exit_reason if self.exit_reason in get_args(DecisionReason) else "judgment"
+        return RoundDecision.model_validate(
+            {
+                "should_continue": self.should_continue,
+                "reason": reason,
+                "reasoning": self.judgment_reasoning,
+                "confidence": self.judgment_confidence,
+            }
+        )

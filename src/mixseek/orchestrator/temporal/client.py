@@ -311,7 +311,8 @@ class StoreActivities:
 
     async def _judge(self, team_id: str, round_number: int) -> JudgeResult:
         engine, key = self.engine, (team_id, round_number)
-        decision = self._decisions.get(key) or _stored_decision(await self._status(*key))
+        status = await self._status(*key)
+        decision = self._decisions.get(key) or (status.decision if status else None)
         if decision is None:
             async with self._board_read:
                 after = await engine._snapshot(self.execution_id, round_number, self.boards)
@@ -370,20 +371,3 @@ class StoreActivities:
         if unsaved:
             pending.append(store.record_model_calls(self.execution_id, [c.model_dump() for c in unsaved]))
         return pending
-
-
-_REASONS = ("min_rounds", "max_rounds", "judgment", "judgment_failed")
-
-
-def _stored_decision(status: RoundStatusRecord | None) -> RoundDecision | None:
-    """The decision an earlier process stored for a round, as the workflow records it."""
-    if status is None or status.should_continue is None:
-        return None
-    return RoundDecision.model_validate(
-        {
-            "should_continue": status.should_continue,
-            "reason": status.exit_reason if status.exit_reason in _REASONS else "judgment",
-            "reasoning": status.judgment_reasoning,
-            "confidence": status.judgment_confidence,
-        }
-    )
