@@ -1,13 +1,8 @@
 """Judge panels: several models score one metric independently and their scores are combined.
 
-One LLM judge's absolute score is noisy and biased towards its own style; a panel of different
-models, combined by a mean, a median or a trimmed mean, is steadier. Each judge is an ordinary
-governed model, so a panel of k judges costs k requests (and more on retries) per metric and
-submission, counted by the budget and the rate limits like any other call.
-
-A judge that fails (after its retries) leaves a hole: the metric is scored from the judges that
-answered, and the failure is kept with the judge's entry. Only when every judge fails does the
-metric fail, as a one-model metric does.
+One judge's absolute score is noisy and biased to its own style; a panel combined by mean, median
+or trimmed mean is steadier. Each judge is a governed model, so k judges cost k requests per metric
+and submission. A failed judge leaves a hole; only when every judge fails does the metric fail.
 """
 
 from __future__ import annotations
@@ -64,8 +59,9 @@ Score = Callable[[], Awaitable[tuple[float, str, RunUsage]]]
 async def ask_panel(judges: Sequence[tuple[str, Score]]) -> list[JudgeVerdict]:
     """Every judge's verdict, asked concurrently, in the judges' order.
 
-    A judge's failure is its verdict's `error`; a budget or governor limit (`UsageLimitExceeded`)
-    is not a judge's failure but the execution's, so it cancels the others and is raised."""
+    A judge's failure is its verdict's `error`; a `UsageLimitExceeded` is the execution's, so it
+    cancels the others and is raised.
+    """
 
     async def one(model: str, score: Score) -> JudgeVerdict:
         try:

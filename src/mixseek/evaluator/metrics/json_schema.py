@@ -1,9 +1,7 @@
 """`json_schema`: is the submission JSON valid against a schema? No model call.
 
-The submission is read as JSON as a whole or, failing that, its first fenced ```json block
-(models like to wrap JSON in prose). The score is 100 when it is JSON valid against the schema
-and 0 otherwise; the comment names where the JSON came from, and the first problem (by its
-place in the document, as a JSON path) and how many others there are.
+The submission is read as JSON, else its first fenced ```json block (models wrap JSON in prose):
+100 when valid, else 0, the comment naming the source and the first problem by its JSON path.
 """
 
 from __future__ import annotations

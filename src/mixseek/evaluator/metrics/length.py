@@ -1,10 +1,7 @@
-"""`length`: is the submission within `min_chars`/`max_chars`? No model call.
+"""`length`: is the submission (stripped, in code points) within `min_chars`/`max_chars`? No model call.
 
-Characters are Unicode code points of the submission with its surrounding white space removed.
-Inside the bounds the score is 100. Outside, it falls linearly: below `min_chars` it is
-100 × chars / min_chars (0 for an empty submission); above `max_chars` it loses 100 points per
-`max_chars` characters over, reaching 0 at twice `max_chars`. A near miss thus costs little and a
-wild one everything, which a weighted mean with other metrics can use.
+100 inside; below, 100 × chars / min_chars; above, 100 points lost per `max_chars` over: a near
+miss costs little and a wild one everything.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""`patterns`: required and forbidden regular expressions. No model call.
+"""`patterns`: required and forbidden regular expressions (`re.search`). No model call.
 
-Each pattern is a Python regular expression (`re.search` anywhere in the submission; inline
-flags such as `(?i)` for case-insensitive work), checked to compile when evaluator.toml loads.
-Every required pattern that matches and every forbidden one that does not is a passed check;
-the score is the share of checks passed × 100. A pattern given as `{ pattern = …, label = … }` is
-named by its label in the comment, which is the feedback a team reads in its next round.
+The score is the share of passed checks × 100; a pattern's `label` names it in the comment, the
+feedback a team reads next round. Patterns are compiled when evaluator.toml loads.
 """
 
 from __future__ import annotations

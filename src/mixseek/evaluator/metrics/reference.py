@@ -1,9 +1,7 @@
 """`ReferenceMetric`: the base of metrics that compare a submission with a reference answer.
 
-The reference answer is the grader's answer key (`mixseek exec --reference`, `Mixseek.run(...,
-reference=)`), stored with the execution and never shown to the teams. Only metrics of this
-class receive it, as the keyword `reference` of `score`; `Metric.score` keeps its signature, so
-metrics written before references existed work unchanged.
+The reference (`exec --reference`) is stored with the execution and never shown to teams; only
+these metrics get it, as the keyword `reference`, so `Metric.score` keeps its signature.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """`reference_similarity`: how close is the submission to the reference answer? No model call.
 
-Both texts are normalised (Unicode NFKC, case-folded) and split into tokens: each kana or kanji
-character is a token (Japanese has no spaces between words), and any other run of letters and
-digits is one. The score is the token F1 × 100: the harmonic mean of precision (the share of the
-submission's tokens found in the reference) and recall (the share of the reference's tokens found
-in the submission), counting repeated tokens as often as both texts have them (SQuAD's answer
-F1). It rewards the right content in any order and penalises padding and omissions alike.
+Token F1 × 100 (SQuAD's answer F1) over NFKC case-folded texts, each kana or kanji a token
+(Japanese has no spaces) and any other run of letters and digits one: the right content in any
+order scores, padding and omissions cost alike.
 """
 
 from __future__ import annotations

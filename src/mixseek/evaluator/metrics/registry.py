@@ -1,9 +1,5 @@
-"""Metrics by name: the built-ins, metrics registered in code or installed as plugins, and custom
-classes named with `class_path`.
-
-A plugin package declares its metrics in the `mixseek.metrics` entry-point group
-(`brevity = "my_plugin:Brevity"`) or calls `register_metric` at import time; evaluator.toml then
-names them like a built-in: `[[evaluator.metrics]] name = "brevity"`.
+"""Metrics by name: built-ins, metrics registered in code or installed as plugins (the
+`mixseek.metrics` entry-point group), and custom classes named with `class_path`.
 """
 
 from __future__ import annotations
@@ -45,8 +41,8 @@ def known_metrics() -> list[str]:
 def metric_class(config: MetricConfig, *, base_dir: Path | None = None) -> type[Metric]:
     """The class a `[[evaluator.metrics]]` entry names, checked to be a `Metric`.
 
-    The metric code (and pydantic-ai with it) is imported here, not with this module: checking
-    a config of built-in metrics (`metric_problems`) imports none of it."""
+    Imports the metric code (and pydantic-ai) only here, so that checking built-in metrics imports none.
+    """
     from mixseek.evaluator.metrics.base import Metric
 
     if config.class_path is not None:
