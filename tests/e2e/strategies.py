@@ -23,7 +23,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from mixseek.agents.workflow.document import AGENT_PREAMBLE
+from mixseek.config.prompt_defaults import WORKFLOW_AGENT_PREAMBLE as AGENT_PREAMBLE
 from scripting import first_user_text
 
 from .scripted import ROUND_RE, World

@@ -9,13 +9,10 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from mixseek.config.judgment import JudgmentSettings
+from mixseek.config.prompt_defaults import DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION
 from mixseek.llm import override_models
 from mixseek.prompt_builder.models import RoundPromptContext
-from mixseek.round_controller.judgment_client import (
-    DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION,
-    JudgmentClient,
-    JudgmentError,
-)
+from mixseek.round_controller.judgment_client import JudgmentClient, JudgmentError
 from mixseek.round_controller.models import RoundState
 from scripting import first_user_text
 

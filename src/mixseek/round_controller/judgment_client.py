@@ -7,15 +7,9 @@ from collections.abc import Awaitable, Callable
 from pydantic import BaseModel, Field
 
 from mixseek.config.judgment import JudgmentSettings
+from mixseek.config.prompt_defaults import DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION
 from mixseek.llm.structured import Judged, JudgeError, StructuredJudge
 from mixseek.prompt_builder.models import RoundPromptContext
-
-DEFAULT_JUDGMENT_SYSTEM_INSTRUCTION = (
-    "あなたは複数ラウンドで改善を重ねるチームの進行を判定する審査員です。"
-    "これまでの提出履歴・スコア・順位を踏まえ、次のラウンドで意味のある改善が見込めるかを判断してください。"
-    "改善の余地が大きい場合は継続（should_continue=true）、十分な品質に達したか改善が頭打ちの場合は終了"
-    "（should_continue=false）とし、理由と確信度（0〜1）を答えてください。"
-)
 
 JudgmentPromptRenderer = Callable[[RoundPromptContext], Awaitable[str]]
 

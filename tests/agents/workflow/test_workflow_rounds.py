@@ -17,8 +17,9 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage, UsageLimits
 
-from mixseek.agents.workflow.document import AGENT_PREAMBLE, DOCUMENT_FORMAT
+from mixseek.agents.workflow.document import DOCUMENT_FORMAT
 from mixseek.agents.workflow.team import WorkflowFailed, WorkflowTeam
+from mixseek.config.prompt_defaults import WORKFLOW_AGENT_PREAMBLE as AGENT_PREAMBLE
 from mixseek.config.team_models import TeamConfig
 from mixseek.config.teams import load_team
 from mixseek.llm import override_models, wrap_models

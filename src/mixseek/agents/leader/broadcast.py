@@ -5,13 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mixseek.agents.leader.models import MemberSubmission
-
-DEFAULT_BROADCAST_LEADER_INSTRUCTION = """
-あなたは研究チームのリーダーエージェントです。
-全メンバーが同じタスクに回答しました。メンバーの回答を比較・統合し、タスクに対する最終的な提出物を作成してください。
-""".strip()
-
-BROADCAST_CLOSING = "上記のメンバーの回答を踏まえて、タスクに対する最終的な提出物を作成してください。"
+from mixseek.config.prompt_defaults import BROADCAST_CLOSING
 
 
 def _answer(submission: MemberSubmission) -> str:

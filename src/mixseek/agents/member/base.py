@@ -18,14 +18,10 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.usage import UsageLimits
 
 from mixseek.agents.model_settings import agent_model_settings
+from mixseek.config.prompt_defaults import DEFAULT_MEMBER_SYSTEM_INSTRUCTION
 from mixseek.config.team_models import MemberAgentConfig
 from mixseek.llm.factory import create_model
 from mixseek.llm.retrying import RetryingModel
-
-DEFAULT_MEMBER_SYSTEM_INSTRUCTION = (
-    "あなたはチームのメンバーエージェントです。"
-    "リーダーから依頼されたタスクに、正確かつ簡潔に回答してください。"
-)
 
 
 @dataclass

@@ -18,13 +18,8 @@ from mixseek.agents.member.code_exec_tool import (
 )
 from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.config.member_options import CodeExecOptions
+from mixseek.config.prompt_defaults import CODE_EXEC_INSTRUCTION
 from mixseek.errors import InputError
-
-CODE_EXEC_INSTRUCTION = (
-    "あなたは計算やデータ処理を担当するメンバーエージェントです。"
-    "必要に応じて run_python ツールでPythonコードを実行し、結果を print で出力してください。"
-    "実行結果に基づいて回答してください。"
-)
 
 
 class CodeExecMemberAgent(LLMMemberAgent):

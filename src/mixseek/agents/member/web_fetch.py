@@ -11,12 +11,7 @@ from pydantic_ai import Tool
 from mixseek.agents.member.base import LLMMemberAgent
 from mixseek.agents.member.web_fetch_tool import WebFetchError, fetch_url
 from mixseek.config.member_options import WebFetchOptions
-
-WEB_FETCH_INSTRUCTION = (
-    "あなたはWebページの内容を調べるメンバーエージェントです。"
-    "必要に応じて fetch_url ツールでURLを取得し、その内容に基づいて回答してください。"
-    "取得できなかった場合はその旨を明記してください。"
-)
+from mixseek.config.prompt_defaults import WEB_FETCH_INSTRUCTION
 
 
 class WebFetchMemberAgent(LLMMemberAgent):

@@ -12,12 +12,8 @@ from pydantic_ai.native_tools import WebSearchTool
 from mixseek.agents.member.base import LLMMemberAgent
 from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.config.member_options import WebSearchOptions
+from mixseek.config.prompt_defaults import WEB_SEARCH_INSTRUCTION
 from mixseek.errors import InputError
-
-WEB_SEARCH_INSTRUCTION = (
-    "あなたはWeb検索を担当するメンバーエージェントです。"
-    "Web検索で最新の情報を調べ、出典を示しながら回答してください。"
-)
 
 
 class WebSearchMemberAgent(LLMMemberAgent):

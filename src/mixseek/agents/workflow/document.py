@@ -1,7 +1,7 @@
 """The input document every workflow executor receives (format `mixseek.workflow.input/1`).
 
 A function executor is called with it as a dict (its only argument). An agent executor is given
-it as its task: one line saying what it is (`AGENT_PREAMBLE`), an empty line, then the document
+it as its task: one line saying what it is (`WORKFLOW_AGENT_PREAMBLE`), an empty line, then the document
 as JSON (indented by 2, non-ASCII characters as they are). Keys:
 
 - `format`: `"mixseek.workflow.input/1"`.
@@ -26,12 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mixseek.agents.leader.models import MemberSubmission
+from mixseek.config.prompt_defaults import WORKFLOW_AGENT_PREAMBLE
 
 DOCUMENT_FORMAT = "mixseek.workflow.input/1"
-AGENT_PREAMBLE = (
-    "ワークフローの入力（JSON）です。user_prompt がタスク、prompt がこのラウンドの指示、"
-    "previous_steps がこれまでのステップの結果です。あなたの担当分の結果だけを返してください。"
-)
 
 
 @dataclass(frozen=True)
@@ -80,4 +77,4 @@ def input_document(
 
 def agent_task(document: dict[str, Any]) -> str:
     """The task text an agent executor is given: one line of explanation, then the document."""
-    return f"{AGENT_PREAMBLE}\n\n{json.dumps(document, ensure_ascii=False, indent=2)}"
+    return f"{WORKFLOW_AGENT_PREAMBLE}\n\n{json.dumps(document, ensure_ascii=False, indent=2)}"

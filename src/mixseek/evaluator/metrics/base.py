@@ -17,9 +17,10 @@ from pydantic_ai import Agent, RunUsage
 from pydantic_ai.models import Model
 
 from mixseek.config.evaluator import Aggregate, EvaluatorSettings, MetricConfig
+from mixseek.config.prompt_defaults import METRIC_INSTRUCTION
 from mixseek.evaluator.models import MetricScore
 from mixseek.evaluator.panel import JudgeVerdict, ask_panel, panel_score
-from mixseek.llm.factory import create_model
+from mixseek.llm import create_model
 from mixseek.llm.model_objects import model_label
 from mixseek.llm.structured import structured_agent
 
@@ -68,10 +69,7 @@ class Metric(ABC):
 class LLMMetric(Metric):
     """A metric whose model reads the evaluator prompt under the metric's own instruction."""
 
-    instruction: ClassVar[str] = (
-        "あなたは提出内容を評価する審査員です。ユーザのタスクに対する提出内容の質を0〜100で採点し、"
-        "根拠を簡潔に述べてください。"
-    )
+    instruction: ClassVar[str] = METRIC_INSTRUCTION
 
     def __init__(self, config: MetricConfig, settings: EvaluatorSettings) -> None:
         super().__init__(config, settings)

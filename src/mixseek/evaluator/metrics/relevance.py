@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from mixseek.config.prompt_defaults import RELEVANCE_INSTRUCTION
 from mixseek.evaluator.metrics.base import LLMMetric
 
 
 class RelevanceMetric(LLMMetric):
-    instruction: ClassVar[str] = (
-        "あなたは回答の関連性を評価する審査員です。"
-        "提出内容がユーザのタスクに直接答えているか、無関係な内容や論点のずれがないかを0〜100で採点し、"
-        "根拠を簡潔に述べてください。"
-    )
+    instruction: ClassVar[str] = RELEVANCE_INSTRUCTION
