@@ -1,9 +1,8 @@
 """A workflow team's `[workflow]`: steps run in order, the executors of one step concurrently.
 
-An executor is an agent (a member configuration without the tool keys: model, prompts, member
-type and options) or a Python function named `"module:function"` or `"path/file.py:function"`
-(in code, the function itself). The last step's output — its only executor's, or the one
-`output` names — is the team's submission for the round.
+An executor is an agent (a member configuration without the tool keys) or a Python function
+(`"module:function"`, `"path/file.py:function"`, or in code the function); the last step's output
+is the team's submission.
 """
 
 from __future__ import annotations
@@ -65,10 +64,7 @@ else:
 
 
 class AgentExecutorConfig(MemberAgentConfig):
-    """An executor that is one agent, configured as a member is (`agent_type`, `model`, options...).
-
-    It is called with the step's input document as its task; `name` identifies it in the
-    record of the round, as `agent_name` does a member."""
+    """An executor that is one agent, configured as a member is; called with the step's input as its task."""
 
     model_config = ConfigDict(extra="forbid", serialize_by_alias=True)
 
@@ -98,10 +94,9 @@ class AgentExecutorConfig(MemberAgentConfig):
 
 
 class FunctionExecutorConfig(BaseModel):
-    """An executor that is a Python function: sync (run in a worker thread) or async.
-
-    It receives the step's input document (a dict, see `mixseek.agents.workflow.document`) and
-    returns the text of its result; anything else it returns is written as JSON."""
+    """An executor that is a Python function, sync (run in a thread) or async: it receives the step's
+    input document and returns text (anything else is written as JSON).
+    """
 
     model_config = ConfigDict(extra="forbid")
 

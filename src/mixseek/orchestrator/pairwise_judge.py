@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 
 from mixseek.config.pairwise import PairwiseSettings
 from mixseek.config.prompt_defaults import DEFAULT_PAIRWISE_SYSTEM_INSTRUCTION, PAIRWISE_USER_PROMPT
-from mixseek.llm import wrap_models
 from mixseek.llm.governor import Governor
+from mixseek.llm.middleware import wrap_models
 from mixseek.llm.retrying import RetryTiming, retry_timing
 from mixseek.llm.structured import Judged, JudgeError, StructuredJudge
 

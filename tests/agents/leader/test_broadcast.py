@@ -20,9 +20,9 @@ from pydantic_ai.usage import RequestUsage
 
 from mixseek.agents.leader.agent import LeaderTeam
 from mixseek.agents.leader.broadcast import broadcast_prompt
-from mixseek.agents.leader.config import TeamConfig
 from mixseek.agents.leader.models import MemberSubmission
 from mixseek.config.prompt_defaults import DEFAULT_BROADCAST_LEADER_INSTRUCTION
+from mixseek.config.team_models import TeamConfig
 from mixseek.llm import override_models
 from scripting import first_user_text
 

@@ -17,8 +17,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from mixseek.agents.leader.agent import LeaderTeam
-from mixseek.agents.leader.config import TeamConfig
 from mixseek.config.prompt_defaults import DEFAULT_LEADER_SYSTEM_INSTRUCTION
+from mixseek.config.team_models import TeamConfig
 from mixseek.llm import override_models
 from scripting import tool_returns
 

@@ -13,7 +13,6 @@ from pydantic_ai.usage import UsageLimits
 import mixseek.telemetry as telemetry
 from mixseek.agents.concurrency import run_bounded
 from mixseek.agents.leader.broadcast import broadcast_prompt
-from mixseek.agents.leader.config import MemberAgentConfig, TeamConfig
 from mixseek.agents.leader.dependencies import TeamDependencies
 from mixseek.agents.leader.member_call import call_member
 from mixseek.agents.leader.models import MemberSubmission, MemberSubmissionsRecord
@@ -22,11 +21,13 @@ from mixseek.agents.member.base import MemberAgent, usage_of
 from mixseek.agents.member.registry import create_member
 from mixseek.agents.model_settings import agent_model_settings
 from mixseek.agents.team_result import TeamRunResult
+from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.config.prompt_defaults import (
     DEFAULT_BROADCAST_LEADER_INSTRUCTION,
     DEFAULT_LEADER_SYSTEM_INSTRUCTION,
 )
-from mixseek.llm import create_model
+from mixseek.config.team_models import TeamConfig
+from mixseek.llm.factory import create_model
 from mixseek.llm.retrying import RetryingModel
 
 __all__ = ["LeaderTeam", "TeamRunResult"]

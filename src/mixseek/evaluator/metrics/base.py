@@ -20,7 +20,7 @@ from mixseek.config.evaluator import Aggregate, EvaluatorSettings, MetricConfig
 from mixseek.config.prompt_defaults import METRIC_INSTRUCTION
 from mixseek.evaluator.models import MetricScore
 from mixseek.evaluator.panel import JudgeVerdict, ask_panel, panel_score
-from mixseek.llm import create_model
+from mixseek.llm.factory import create_model
 from mixseek.llm.model_objects import model_label
 from mixseek.llm.structured import structured_agent
 
