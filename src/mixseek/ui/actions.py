@@ -1,17 +1,9 @@
-"""Start, stop and resume executions from the browser.
+"""Start (`GET /new`, `POST /executions`), stop and resume executions from the browser.
 
-- `GET /new`, `POST /executions`: a prompt and one of the workspace's orchestrator configs start
-  `mixseek exec` in a process of its own (`ui.launcher`); the browser goes to the execution's page
-  at once. A reference answer (`exec --reference`) and an execution id (`exec --execution-id`) may
-  be given too, with the CLI's rules.
-- `POST /executions/{id}/stop`: Ctrl-C (SIGINT) to the process that owns the execution, as its
-  lease in the store names it; `mixseek exec` marks the execution interrupted, resumable.
-- `POST /executions/{id}/resume`: `mixseek exec --resume` in a new process.
-
-Every POST carries the page's CSRF token (checked by `ui.security` before a route runs). Stop and
-resume answer with a redirect to the execution's page whose `notice` parameter names what happened
-(`execution_notice.html` says it in words: a link cannot make the page show text of its own).
-They wait, briefly, for the store to show the change, so that the page they lead to shows it.
+Start and resume run `mixseek exec` in a process of its own (`ui.launcher`); stop sends SIGINT to
+the process the execution's lease names, so it ends interrupted and resumable. Stop and resume
+redirect with a `notice` parameter naming what happened (a link cannot make a page show text of
+its own), after waiting briefly for the store to show the change.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Executions started from the browser: `mixseek exec` in a process of its own.
 
-Why a separate process rather than a task in the server: it is the same command, engine and store
-as the CLI's (what it writes, its lease, its Ctrl-C handling), it survives the dashboard being
-stopped, and the dashboard stays a reader of the store. The process starts a session of its own
-(a Ctrl-C in the dashboard's terminal is not the execution's), gets no shell (the prompt goes in
-on its standard input, from an unnamed temporary file; a reference answer likewise, as the file of
-a descriptor it inherits: neither shows in its command line), and writes its output to
-`logs/ui-<execution_id>.log`.
-
-The execution id is chosen here (or by the user, as `exec --execution-id`), up front, so the
-browser can be sent to the execution's page at once. Until the process has written the execution's
-row, that page is told by `launch_state` whether the process still starts or has ended — and then
-what it said last (a bad config's error).
+The same command, engine and store as the CLI's, surviving the dashboard, which stays a reader of
+the store. The process has its own session (the dashboard's Ctrl-C is not its), no shell, the
+prompt and reference on inherited descriptors (not in its command line), and its output in
+`logs/ui-<execution_id>.log`. The id is chosen up front, so the browser goes to the page at once;
+until the row exists, `launch_state` tells whether the process still starts or has ended.
 """
 
 from __future__ import annotations
@@ -121,10 +114,11 @@ StopOutcome = Literal["sent", "elsewhere"] | NotTheOwner
 
 
 def interrupt_owner(owner: ExecutionLease) -> StopOutcome:
-    """Send Ctrl-C (SIGINT) to the process that runs an execution, wherever it was started from:
-    `mixseek exec` then marks the execution interrupted (resumable) and exits. Only a process of
-    this host, and only the one the lease names (its pid, start time and command line), is
-    signalled; otherwise the outcome says why none was."""
+    """Send SIGINT to the process that runs an execution, wherever it was started, so it ends interrupted.
+
+    Only a process of this host matching the lease (pid, start time, command line) is signalled;
+    otherwise the outcome says why none was.
+    """
     if owner.host != this_host():
         return "elsewhere"
     process = owner_process(owner.pid, owner.process_started, owner.command_sha256)
@@ -149,10 +143,9 @@ class LaunchState:
 
 
 def launch_state(workspace: Workspace, execution_id: str) -> LaunchState | None:
-    """The state of the process started for `execution_id`; None if the dashboard started none.
-
-    A log without a running process this server started tells of one that has ended (here, or
-    under an earlier server)."""
+    """The state of the process started for `execution_id`; None if the dashboard started none (a log
+    without a running process tells of one that ended).
+    """
     if not is_valid_execution_id(execution_id):
         return None
     log = log_path(workspace, execution_id)

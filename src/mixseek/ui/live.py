@@ -1,30 +1,13 @@
 """Live updates of an open execution page: `GET /executions/{id}/stream`, server-sent events.
 
-Every `live_poll_seconds` the stream opens the store read-only, reads the execution's progress (a
-few counts and checksums) and closes it again, so an execution writing in another process is
-never locked out for longer than that one read. Only when the progress changed does it read the
-execution's outline in the same snapshot, render it (once for all the pages that follow the
-execution: `pages_execution.current_rendering`) and send every section of the page as the event
-of its name, which the page's htmx SSE extension swaps in.
-
-A stream lasts as long as the execution runs: a page that follows a run of an hour keeps one
-stream, without a reconnection (which the browser reports as an error) or an update missed. It ends
-sooner only when the browser goes away (Starlette sees it disconnect), or when the server stops:
-uvicorn waits for every open response before it stops, so the server first tells the streams to end
-(`streams_closing`, set by `ui.server.DashboardServer`), and they do within one poll. A comment
-line every `KEEPALIVE_SECONDS` keeps a proxy from closing a stream that has had nothing to send.
-
-Each update carries the progress as its event id. If a stream does end under a running execution
-(the dashboard restarted, the network broke), the browser reconnects after `RECONNECT_MS` and sends
-the id of the last update it got (`Last-Event-ID`), so the new stream sends only what changed since;
-the page says in the browser's console that its updates were interrupted (`static/live.js`).
-
-While the execution runs, its duration grows though its rows may not change for minutes (a long
-round): between updates the stream sends the duration alone, as the `duration` event, whenever its
-text changes.
-
-Once the execution has ended (completed, failed, interrupted: its process gone), the stream sends
-that last state and an `end` event, which makes the page close it (`sse-close="end"`).
+Every `live_poll_seconds` the store is opened read-only for one progress read, so a writer in
+another process is never locked out longer; only on a change is the outline read, rendered once
+for all followers and sent as one event per page section. A stream lasts while the execution runs
+(a reconnection shows as a browser error), ends when the browser goes or the server stops
+(`streams_closing`: uvicorn waits for open responses), and keeps proxies open with a comment every
+`KEEPALIVE_SECONDS`. The progress is the event id, so a reconnecting page (`Last-Event-ID`) gets
+only what changed. Between updates a growing duration goes alone as `duration`; an ended
+execution's last state is followed by `end`, which closes the stream.
 """
 
 from __future__ import annotations
@@ -94,10 +77,9 @@ async def updates(
     stream_seconds: float | None = STREAM_SECONDS,
     closing: asyncio.Event | None = None,
 ) -> AsyncIterator[str]:
-    """The events of one stream of an open page: each update since `last_event_id` (all of the
-    page's sections at once, the last with the update's id), from `first` (if the caller has
-    read it already) on, until the execution has ended, `stream_seconds` (if any) have passed or
-    `closing` is set (the server stops)."""
+    """The events of one page's stream: each update since `last_event_id` (all sections, the last with the
+    update's id), from `first` on, until the execution ends, `stream_seconds` pass or `closing` is set.
+    """
     yield f"retry: {RECONNECT_MS}\n\n"
     seen = last_event_id
     duration: str | None = None  # as the page shows it (after a full update, or a duration event)

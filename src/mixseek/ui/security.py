@@ -1,21 +1,11 @@
 """What every dashboard request passes through: its Host, its token, CSRF, and the response headers.
 
-The dashboard shows text models wrote and can start paid executions, so it defends in depth:
-
-- **Headers** on every response: a strict Content-Security-Policy (only this server's scripts and
-  styles, no inline code, no framing), no MIME sniffing, no referrer, and `no-store` for pages.
-- **Host** (loopback binds): a page of another site that resolves its own name to 127.0.0.1 (DNS
-  rebinding) would be same-origin with the dashboard; it is refused by its Host header.
-- **Token** (when one is set, required for a non-loopback bind): `Authorization: Bearer TOKEN`, or
-  `?token=TOKEN` once, which sets an HttpOnly cookie and redirects to the URL without it. A wrong
-  token is answered later the more a client sends in a row (`ui.wrong_tokens`); the refusal says
-  how many and how long in `X-Mixseek-Wrong-Tokens` and `X-Mixseek-Token-Delay`.
-- **CSRF** for every request but GET and HEAD: the browser must say the request comes from this
-  origin (`Sec-Fetch-Site`, else `Origin`, else `Referer`) and carry the per-browser random token
-  of its cookie in the `csrf_token` form field or the `X-CSRF-Token` header (double submit).
-
-`Sec-Fetch-Site` comes first because `Referrer-Policy: no-referrer` makes a browser send
-`Origin: null` with a form it posts to the dashboard itself.
+The dashboard shows model text and can start paid executions, so it defends in depth: a strict CSP
+and no-sniff, no-referrer, `no-store` headers; the Host header checked on loopback binds (DNS
+rebinding); a token (`Authorization: Bearer` or `?token=` once, which sets an HttpOnly cookie),
+answered slower the more wrong ones a client sends in a row; and for every request but GET and
+HEAD, a same-origin check plus the cookie's CSRF token in `csrf_token` or `X-CSRF-Token`.
+`Sec-Fetch-Site` is asked first because `no-referrer` makes a browser post `Origin: null`.
 """
 
 from __future__ import annotations
@@ -103,8 +93,9 @@ def _origin_of(url: str) -> str | None:
 def cross_origin_reason(headers: Headers, own_origin: str) -> str | None:
     """Why a state-changing request does not come from a page of `own_origin`; None if it does.
 
-    A request with none of the three headers is no browser's cross-site request (browsers send
-    `Sec-Fetch-Site` or `Origin` with every POST); the CSRF token is still required of it."""
+    Browsers send `Sec-Fetch-Site` or `Origin` with every POST, so one with none of the three headers
+    is no browser's cross-site request; it still needs the CSRF token.
+    """
     site = headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return f"cross-origin request refused (Sec-Fetch-Site: {site})"
