@@ -70,7 +70,6 @@ from mixseek.storage.read_model import (
     read_execution,
     read_execution_outline,
     read_outline_since,
-    read_progress,
     usage_totals,
 )
 from mixseek.storage.retry import RetryPolicy, run_retrying_async
@@ -436,11 +435,6 @@ class AggregationStore:
         (a page that kept the outline of `known` reads no more); None if unknown."""
         return await self._call(lambda conn: read_outline_since(conn, execution_id, known), write=False)
 
-    async def get_execution_progress(self, execution_id: str) -> ExecutionProgress | None:
-        """How far one execution has got, cheaply: a live page compares it with the last one it
-        saw before reading the whole view again; None if unknown."""
-        return await self._call(lambda conn: read_progress(conn, execution_id), write=False)
-
     async def list_execution_overviews(self, limit: int = 50) -> list[ExecutionOverview]:
         """The most recently started executions first, one listing line each."""
         return await self._call(lambda conn: list_overviews(conn, limit), write=False)
@@ -536,9 +530,6 @@ class AggregationStore:
     async def save_pairwise_ranking(self, execution_id: str, standings: Sequence[PairwiseStanding]) -> None:
         """Replace the execution's pairwise ranking (a resumed stage refits it from every comparison)."""
         await self._call(lambda conn: _pairwise.replace_ranking(conn, execution_id, standings), write=True)
-
-    async def get_pairwise_ranking(self, execution_id: str) -> list[PairwiseStanding]:
-        return await self._call(lambda conn: _pairwise.read_ranking(conn, execution_id), write=False)
 
     async def rebuild_standings(self) -> None:
         """Recompute every team's standings from leader_board (after a bulk load with plain SQL)."""
