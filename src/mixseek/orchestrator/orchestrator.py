@@ -158,8 +158,6 @@ class Orchestrator:
     ) -> ExecutionSummary:
         """Run a new execution of `user_prompt`; `reference` is its reference answer, which the
         evaluator's reference metrics compare submissions with and no team ever sees."""
-        if not user_prompt.strip():
-            raise InputError("PROMPT: must not be empty")
         self._check_reference(reference)
         self.reference = reference
         execution_id = execution_id or new_execution_id()
