@@ -4,6 +4,14 @@ Importing this package loads no provider SDK (only jinja2 and pydantic).
 """
 
 from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
+from mixseek.config.prompt_defaults import (
+    DEFAULT_EVALUATOR_USER_PROMPT,
+    DEFAULT_JUDGMENT_USER_PROMPT,
+    DEFAULT_TEAM_USER_PROMPT,
+    EVALUATOR_TEMPLATE_VARIABLES,
+    ROUND_TEMPLATE_VARIABLES,
+    TEMPLATE_VARIABLES,
+)
 from mixseek.config.prompt_templates import (
     PromptTemplate,
     PromptTemplateError,
@@ -12,16 +20,7 @@ from mixseek.config.prompt_templates import (
     compile_prompt_templates,
 )
 from mixseek.prompt_builder.builder import UserPromptBuilder
-from mixseek.prompt_builder.constants import (
-    DEFAULT_EVALUATOR_USER_PROMPT,
-    DEFAULT_JUDGMENT_USER_PROMPT,
-    DEFAULT_TEAM_USER_PROMPT,
-    EVALUATOR_TEMPLATE_VARIABLES,
-    NO_RANKING_TEXT,
-    NO_SUBMISSION_HISTORY_TEXT,
-    ROUND_TEMPLATE_VARIABLES,
-    TEMPLATE_VARIABLES,
-)
+from mixseek.prompt_builder.constants import NO_RANKING_TEXT, NO_SUBMISSION_HISTORY_TEXT
 from mixseek.prompt_builder.formatters import (
     find_team_position,
     format_ranking_table,

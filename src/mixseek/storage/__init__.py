@@ -34,20 +34,20 @@ _EXPORTS: dict[str, str] = {
     "StopReason": "mixseek.storage.models",
     "Store": "mixseek.storage.protocol",
     "RetryPolicy": "mixseek.storage.retry",
-    "BestSubmission": "mixseek.storage.views",
-    "ExecutionOverview": "mixseek.storage.views",
+    "BestSubmission": "mixseek.storage.overview",
+    "ExecutionOverview": "mixseek.storage.overview",
     "ExecutionProgress": "mixseek.storage.views",
     "ExecutionView": "mixseek.storage.views",
     "MemberAnswer": "mixseek.storage.views",
     "MemberCounts": "mixseek.storage.views",
     "MetricScore": "mixseek.storage.views",
-    "RankingEntry": "mixseek.storage.views",
+    "RankingEntry": "mixseek.storage.overview",
     "RoundJudgment": "mixseek.storage.views",
     "RoundView": "mixseek.storage.views",
-    "TeamStanding": "mixseek.storage.views",
-    "TeamStatus": "mixseek.storage.views",
+    "TeamStanding": "mixseek.storage.overview",
+    "TeamStatus": "mixseek.storage.overview",
     "TeamView": "mixseek.storage.views",
-    "UsageTotals": "mixseek.storage.views",
+    "UsageTotals": "mixseek.storage.overview",
 }
 
 __all__ = [
@@ -103,23 +103,25 @@ if TYPE_CHECKING:
         RoundStatusValue,
         StopReason,
     )
+    from mixseek.storage.overview import (
+        BestSubmission,
+        ExecutionOverview,
+        RankingEntry,
+        TeamStanding,
+        TeamStatus,
+        UsageTotals,
+    )
     from mixseek.storage.protocol import Store
     from mixseek.storage.retry import RetryPolicy
     from mixseek.storage.views import (
-        BestSubmission,
-        ExecutionOverview,
         ExecutionProgress,
         ExecutionView,
         MemberAnswer,
         MemberCounts,
         MetricScore,
-        RankingEntry,
         RoundJudgment,
         RoundView,
-        TeamStanding,
-        TeamStatus,
         TeamView,
-        UsageTotals,
     )
 
 

@@ -1,5 +1,6 @@
-"""Team, leader and member settings (seed 004); defined in `mixseek.config.team_models`."""
+"""Team, leader and member settings (seed 004); defined in `mixseek.config`."""
 
-from mixseek.config.team_models import LeaderAgentConfig, MemberAgentConfig, TeamConfig
+from mixseek.config.agent_models import LeaderAgentConfig, MemberAgentConfig
+from mixseek.config.team_models import TeamConfig
 
 __all__ = ["LeaderAgentConfig", "MemberAgentConfig", "TeamConfig"]
