@@ -1,6 +1,6 @@
 """RoundState: what one finished round of one team produced and how it was scored.
 
-A ground-level record (DESIGN decision 10) because three layers exchange it: the store reads it
+A ground-level record because three layers exchange it: the store reads it
 back, the prompt builder formats it, the round controller hands it on. The seeds import it from
 `mixseek.round_controller.models`, which re-exports it.
 """

@@ -1,4 +1,4 @@
-"""Importing mixseek.prompt_builder loads no provider SDK (DESIGN: layout)."""
+"""Importing mixseek.prompt_builder loads no provider SDK."""
 
 from __future__ import annotations
 

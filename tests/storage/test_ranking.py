@@ -1,4 +1,4 @@
-"""Leaderboard ranking (DESIGN decision 6)."""
+"""Leaderboard ranking."""
 
 from __future__ import annotations
 
