@@ -2,9 +2,8 @@
 
 The team template and the empty-case texts are those of seeds 000/001 verbatim;
 the evaluator and judgment defaults follow the style of seed 002's examples.
-The templates and $TZ are checked when
-the configuration loads, so their constants are defined in `mixseek.config`
-and re-exported here.
+The templates and $TZ are checked when the configuration loads, so their
+constants are defined in `mixseek.config` and re-exported here.
 """
 
 from __future__ import annotations
