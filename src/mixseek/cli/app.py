@@ -1,10 +1,8 @@
 """The `mixseek` command.
 
-Its commands load when they are used: the root group knows each one's name and how to import it,
-and Typer converts a command to Click's (reading its signature and building each option's
-validator) only when it runs or its help is shown. `mixseek runs list` imports and converts the
-`runs` group alone; `mixseek --help`, which lists every command with its help, loads them all.
-A command lifts `cli.loading_guard` as it begins: Ctrl-C then interrupts it rather than the loading.
+Commands load when used: the root group knows how to import each, and Typer converts a command to
+Click's only when it runs or its help shows, so `runs list` loads the `runs` group alone. A command
+lifts `cli.loading_guard` as it begins: Ctrl-C then interrupts it rather than the loading.
 """
 
 from __future__ import annotations
@@ -97,9 +95,9 @@ def _interruptible(command: Command, *, runs_executions: bool) -> Command:
 def _tidy_help(command: Command, *, subcommands: bool = True) -> Command:
     """`command` (and a group's commands) with help that reads right at any width.
 
-    Typer shows a flag's type as if it took a value (`--force <bool>`, `--help <bool>`): a flag
-    gets no metavar. In a group's list of commands Typer keeps the line breaks of a docstring, so a
-    long one was cut into ragged lines: the list shows its first paragraph as one line to wrap."""
+    A flag gets no metavar (Typer shows `--force <bool>`), and a group's list shows a docstring's first
+    paragraph as one line to wrap (Typer kept its ragged line breaks).
+    """
     help_option = command.get_help_option(ClickContext(command))  # made once, then kept
     for param in [*command.params, help_option]:
         if isinstance(param, TyperOption) and param.is_bool_flag:

@@ -1,7 +1,5 @@
-"""`mixseek config init|show|validate`.
-
-The config models (pydantic, pydantic-settings) and the checks load inside the commands: every
-`mixseek` command, `--help` too, imports this module.
+"""`mixseek config init|show|validate`; the config models and checks load inside the commands, since
+every `mixseek` command, `--help` too, imports this module.
 """
 
 from __future__ import annotations
@@ -88,10 +86,9 @@ UNUSED_BY_WORKFLOW_TEAMS = frozenset({"member_dispatch", "leader", "members"})
 def _file_rows(
     config: BaseModel, path: Path, prefix: str = "", skip: frozenset[str] = frozenset()
 ) -> list[dict[str, str]]:
-    """A team's values, credited to its file only where the file sets them (pydantic's fields_set).
-
-    A nested table such as `[team.leader]` gets a row per key, so a default leader model
-    shows as `default` even when the file has a leader table."""
+    """A team's values, credited to its file only where the file sets them (pydantic's fields_set), a row
+    per key of a nested table, so a default leader model shows as `default` beside a leader table.
+    """
     from pydantic import BaseModel
 
     from mixseek.config.loader import DEFAULT_SOURCE

@@ -1,7 +1,6 @@
 """The two consoles every command writes to; lines are never wrapped, so logs and tests see them whole.
 
-rich loads with the first console made: a command that prints only plain lines (`print_line`,
-as `config validate` and every error line do) does without it, which keeps it quick.
+rich loads with the first console made, so commands printing only plain lines (`print_line`) stay quick.
 """
 
 from __future__ import annotations
@@ -48,10 +47,7 @@ def stderr_console() -> Console:
 
 
 def silence_library_banners() -> None:
-    """Turn off pydantic-ai's first-run banner (Logfire advice for people writing agents).
-
-    pydantic-ai hides it when an installed package runs the agents, but not when mixseek runs
-    from a clone (`pip install -e`); there it was printed into the middle of the live table. Said
-    through pydantic-ai's environment variable (read when an agent runs), so that a command which
-    runs no agent need not import pydantic-ai at all."""
+    """Turn off pydantic-ai's first-run banner, which it shows when mixseek runs from a clone (into the
+    live table); set through its environment variable, so commands without agents never import it.
+    """
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")

@@ -1,10 +1,7 @@
 """`mixseek doctor`: what is installed, and whether a workspace can run, one line per check.
 
-For people to run when something is wrong: each check reuses the code the other commands run
-(the config loader of `config validate`, the read-only store of `mixseek runs`, the credential
-checks of `exec --dry-run`, the embedded model's self-test), so its verdict is theirs. Nothing is
-written except a probe file in the workspace; no secret is printed. The checks (`doctor_checks`)
-load when the command runs: every `mixseek` command, `--help` too, imports this module.
+Each check reuses the code other commands run, so its verdict is theirs; nothing is written but a
+probe file, no secret printed. The checks load when the command runs.
 """
 
 from __future__ import annotations

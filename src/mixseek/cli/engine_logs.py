@@ -1,10 +1,7 @@
-"""Where the engine's log records go while a command runs executions (`exec`, `bench`).
+"""Where the engine's log records go while a command runs executions: `logs/mixseek.log`, redacted.
 
-They go to the workspace's `logs/mixseek.log`, credentials redacted. Without a handler of its
-own, Python prints a warning with its traceback on stderr (its last-resort handler): a failed
-team round, whose error is already one line of the command's output, became a screenful of
-chained exceptions there, a provider's echoed key included. `--verbose` shows the records on
-stderr as well, tracebacks included, redacted and without control characters.
+Without a handler Python's last resort prints a failed round's chained tracebacks (a provider's
+echoed key included) on stderr; `--verbose` shows records there too, redacted and cleaned.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The `mixseek` program: Ctrl-C at any moment ends it with exit code 130 and one line on stderr.
 
-Importing this module starts the program's Ctrl-C handling: its first statement installs
-`cli.loading_guard`, before anything else loads (the rest of this module, typer, the command's
-dependencies). What runs before it is the interpreter's start-up and `mixseek`'s own small
-`__init__` (bench/interrupt_window.py measures that window). Once a command begins, the guard is
-lifted and `cli.interrupts.run_guarded` turns its interrupt into the same kind of line.
+Its first statement installs `cli.loading_guard`, before anything else loads; once a command
+begins, `cli.interrupts.run_guarded` turns its interrupt into the same kind of line.
 """
 
 from mixseek.cli.loading_guard import install
@@ -46,21 +43,13 @@ def main() -> NoReturn:
 
 
 def leave(code: object) -> NoReturn:
-    """Exit with `code` (as `SystemExit(code)` would).
+    """Exit with `code` (as `SystemExit(code)` would), without re-raising a handled interrupt.
 
-    A process that started the Temporal SDK's runtime (`exec --engine temporal`, `worker`) ends
-    without the interpreter's finalization, once its output is flushed: the runtime's threads may
-    call into Python while it shuts down, which aborts the process with SIGABRT after its work and
-    output were done (temporalio/sdk-python#300).
-
-    Any other process ends normally (exit handlers, flushes, module cleanup), less the
-    interpreter's last cyclic garbage collections: what is alive now is frozen out of them. They
-    would walk every object the imports made, typer's, pydantic's and DuckDB's included (40,000 for
-    `runs list`), which took longer than the quick commands' own work; the memory goes back to
-    the system with the process.
-
-    Either way, an interrupt that was handled is not raised again at exit
-    (`forget_handled_interrupts`)."""
+    A process that started Temporal's runtime skips finalization once its output is flushed: the
+    runtime's threads may call into Python while it shuts down and abort it (temporalio/sdk-python#300).
+    Any other ends normally less the last cyclic garbage collections, which would walk every object
+    the imports made (40,000 for `runs list`) for longer than a quick command's own work.
+    """
     forget_handled_interrupts()
     runtime = sys.modules.get("mixseek.orchestrator.temporal.sdk_runtime")
     if runtime is None or not runtime.started():

@@ -1,10 +1,8 @@
 """Turning failures into one line on stderr and an exit code, never a traceback.
 
-Which exit code an error gives is decided here, once, by whose fault it is (`mixseek.errors`):
-input the user can fix — mixseek's `InputError`, a Jinja2 template, an argument pydantic-ai
-refuses, a file the system refuses (permissions, a read-only or full disk, a directory where a file
-should be: an `OSError` naming a file) — and failures at run time — mixseek's `RuntimeFailure`, a
-model run that failed. The README's contract gives both exit code 2 ("failure or bad input").
+The exit code is decided here, once, by whose fault it is (`mixseek.errors`): input the user can
+fix (an `InputError`, a template, an argument pydantic-ai refuses, an `OSError` naming a file) or a
+failure at run time; the README's contract gives both exit code 2.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """What a Ctrl-C leaves behind: one line on stderr, exit code 130, no second interrupt during cleanup.
 
-Standard library only (and `mixseek.exit_codes`, which is too): the `mixseek` program's entry
-(`cli.entry`) imports it before the CLI's dependencies load. Until a command begins, Ctrl-C is
-`cli.loading_guard`'s; then it raises `KeyboardInterrupt`, which the guard here (`run_guarded`)
-turns into the line. A command that knows more says it (`announce_interrupt`: "interrupted:
-resume with: ..."); when nothing was said, the guard says what was set up to be said from some
-point on (`say_on_interrupt`): `interrupted: no execution was started` until then; `interrupted`
-once a command that runs no execution has begun (`cli.app`); for `exec`, once its execution may
-exist, whether it does, read from the store. Once an interrupt has been caught, further
-Ctrl-C are ignored: what is left is a short cleanup, then the exit, and a second Ctrl-C landing in
-the middle of either would turn it into a traceback.
+Standard library only: `cli.entry` imports it before the CLI's dependencies load. `run_guarded`
+turns a command's `KeyboardInterrupt` into the line: what the command announced
+(`announce_interrupt`), else what was set up to be said from some point on (`say_on_interrupt`).
+Further Ctrl-C are ignored, since one landing in the cleanup or exit would become a traceback.
 """
 
 from __future__ import annotations
@@ -83,20 +77,14 @@ def run_guarded(body: Callable[[], object]) -> NoReturn:
 def forget_handled_interrupts() -> None:
     """Keep a handled Ctrl-C from killing the process at exit.
 
-    CPython remembers a KeyboardInterrupt that leaves code `exec` or `eval` ran from a string, and
-    at exit kills the process with SIGINT (no exit code 130, and a shell takes it for its own
-    Ctrl-C) even if the interrupt was caught since. `dataclasses` and `namedtuple` define their
-    methods that way, so a Ctrl-C while a module imports is often in one. Its next run of a string
-    starts by clearing the mark."""
+    CPython remembers a KeyboardInterrupt leaving code run from a string (as `dataclasses` defines
+    methods) and kills the process with SIGINT at exit even if it was caught; running a string clears it.
+    """
     exec("")
 
 
 def caused_by_interrupt(exc: BaseException) -> bool:
-    """Whether a Ctrl-C is what this error wraps.
-
-    Python re-raises some exceptions as others: a KeyboardInterrupt that lands while a class body
-    runs `__set_name__` (as an import defines its classes) surfaces as a RuntimeError whose cause
-    is the interrupt."""
+    """Whether a Ctrl-C is what this error wraps (an interrupt in `__set_name__` surfaces as RuntimeError)."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:

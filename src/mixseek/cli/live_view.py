@@ -51,10 +51,7 @@ class _Cell:
 
 
 class LiveView:
-    """An event sink that keeps the table current.
-
-    The table is built when Rich refreshes the screen (four times a second), not when an event
-    arrives, so a running cell's timer keeps counting between events."""
+    """An event sink that keeps the table current, built at Rich's refresh so running timers keep counting."""
 
     def __init__(
         self,

@@ -1,17 +1,10 @@
 """Ctrl-C while `mixseek` loads: exit 130 at once, with `interrupted: no execution was started`.
 
-The program's entry module (`cli.entry`) installs this guard as its first statement; before it, a
-Ctrl-C is the interpreter's own (a `KeyboardInterrupt` traceback). Until a command begins, nothing
-has been opened, written or started, so the process may leave from the signal handler itself:
-a `KeyboardInterrupt` raised instead would land inside whichever module is importing (typer,
-pydantic, ...), where a library's own handlers may print it, swallow it or wrap it in another
-error. A command lifts the guard as it begins (`lift`, from `cli.app`): from then on a Ctrl-C
-raises `KeyboardInterrupt` in it, to clean up and say what it left behind (`cli.interrupts`).
-
-Nothing is imported here that the interpreter has not loaded before any of mixseek runs (`os`,
-`_signal`): the `signal` module wraps `_signal` with enums, and loading `enum` for it would
-lengthen the unguarded start by milliseconds (bench/interrupt_window.py measures it). Nor
-`from __future__ import annotations`, which imports the `__future__` module.
+Until a command begins nothing has been opened or written, so the process may leave from the signal
+handler: a `KeyboardInterrupt` would land in whichever library is importing, which may print,
+swallow or wrap it. A command lifts the guard as it begins (`lift`). Only `os` and `_signal` are
+imported (already loaded): `signal` would load `enum`, lengthening the unguarded start, and
+`from __future__ import annotations` imports `__future__`.
 """
 
 import _signal  # type: ignore[import-not-found]  # typeshed has no stub for the C module

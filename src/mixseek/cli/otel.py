@@ -1,8 +1,7 @@
 """`mixseek exec --otel off|console|otlp|logfire`: where an execution's OpenTelemetry spans go.
 
-The flag wins over `[orchestrator] telemetry` (and its `MIXSEEK_ORCHESTRATOR__TELEMETRY`). Either
-is switched on before anything runs, so a missing package is one line and exit 2, not a failure
-after the execution was created. OpenTelemetry loads only then (`exec --help` needs none of it).
+The flag wins over `[orchestrator] telemetry`; either is switched on before anything runs, so a
+missing package is one line and exit 2. OpenTelemetry loads only then.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""PROMPT and SUBMISSION given as an argument, read from a file, or read from standard input.
-
-A prompt of a megabyte does not fit on a command line ("Argument list too long"),
-so every command that takes one also takes `--prompt-file PATH` (`-` for stdin).
+"""PROMPT and SUBMISSION as an argument or, since a megabyte does not fit on a command line, from
+`--prompt-file PATH` (`-` for stdin).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Shared pieces of command output: output-format checks, usage rows, JSON printing.
-
-Imported by the quick commands too (`runs list`, `config validate`), so nothing here loads
-pydantic-ai until usage from a model run is shown."""
+"""Shared pieces of command output: output-format checks, usage rows, JSON printing; quick commands
+import it too, so nothing here loads pydantic-ai until a model run's usage is shown.
+"""
 
 from __future__ import annotations
 

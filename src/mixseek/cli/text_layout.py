@@ -1,8 +1,5 @@
-"""Plain-text layout that `runs list`, `runs show` and the Markdown export share: aligned columns,
-times and scores as text, and the `runs list` table itself.
-
-Apart from `runs_text` (one execution's layout) so that listing executions loads none of what
-showing one needs (`runs_export`, `report`).
+"""Plain-text layout shared by `runs list`, `runs show` and the Markdown export (aligned columns,
+times, scores, the `runs list` table), apart from `runs_text` so that listing loads less.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """`mixseek ui`: serve the dashboard of a workspace (needs the `mixseek[ui]` extra).
 
-It binds 127.0.0.1 by default; binding anything else makes the dashboard reachable from other
-machines, so it then needs a token (`--token` or MIXSEEK_UI_TOKEN) of at least 16 characters that
-every request must carry.
-The socket is bound here, before the server starts, so a port in use is one line, not a log.
-Ctrl-C stops it with exit code 130, as it ends every command.
+A bind other than 127.0.0.1 reaches other machines, so it needs a token of at least 16 characters.
+The socket is bound before the server starts, so a port in use is one line, not a log.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """A command's arguments must be UTF-8 text: one that is not is refused with one line naming it.
 
-Python reads a byte that is not UTF-8 in an argument (`mixseek exec $'caf\\xe9'`) or an
-environment variable as a lone surrogate, which the first UTF-8 sink it reaches cannot encode:
-the store (DuckDB failed with "surrogates not allowed"), a log, a JSON or TOML file, the
-terminal. Paths are refused as well, although Linux allows any byte in a file name: mixseek keeps
-paths in its store, logs and exports, which are UTF-8, so it takes only UTF-8 paths.
+Python reads a non-UTF-8 byte as a lone surrogate, which the store, logs, files and terminal cannot
+encode. Paths too: Linux allows any byte, but mixseek keeps paths in UTF-8 stores, logs and exports.
 """
 
 from __future__ import annotations
