@@ -548,6 +548,13 @@ def test_a_package_is_on_one_floor() -> None:
     assert {p: f for p, f in floors.items() if len(f) > 1} == {}
 
 
+def test_a_module_no_pattern_names_takes_its_packages_room() -> None:
+    assert room_of("orchestrator.new_part") == Room("orchestrator", 9, 2, "the parts of an execution")
+    assert room_of("orchestrator.temporal.new_activity") == room_of("orchestrator.temporal.workflow")
+    assert room_of("storage._new_sql") == room_of("storage._rows")
+    assert room_of("new_package.module") is None
+
+
 def test_the_graph_is_drawn() -> None:
     """A guard against a parser that finds nothing: known edges must be there."""
     edges = {(imp.importer, imp.imported) for imp in SOURCE.imports}
