@@ -1,17 +1,5 @@
-"""`mixseek bench TASKS.jsonl`: run the workspace's teams on every task, N times, and report
-which set-up is better with evidence (see `mixseek.tasksets`).
-
-The task file is checked whole before anything starts (a bad line: one error naming the file
-and line, exit 2). Each run is an ordinary execution through the Python API, stored and listed
-like one `mixseek exec` started. Resuming is explicit: `--resume BENCH_ID` with the same task
-file (its SHA-256 is checked) runs only what is missing — a new bench is never merged into an
-old one by accident. Progress goes to stderr, the report to stdout or `--output`.
-
-A failed team round is one line of the progress (its error, credentials redacted); its traceback
-goes to logs/mixseek.log, and with `--verbose` to stderr too. The exit code follows `exec`'s: 0
-when every run ended cleanly, 1 when some failed in part but some run was scored (the report
-is produced all the same), 2 when no run was scored.
-"""
+"""`mixseek bench TASKS.jsonl`: run the workspace's teams on every task, N times, and report which
+set-up is better with evidence (see `mixseek.tasksets`; the README says how it resumes and exits)."""
 
 from __future__ import annotations
 

@@ -78,7 +78,7 @@ DEFAULT_JUDGMENT_USER_PROMPT: Final = """# 継続判定タスク
 現在日時: {{ current_datetime }}
 """
 
-# Seed 002: the variables each template may use (the checker rejects any other name).
+# The variables each template may use (the checker rejects any other name).
 ROUND_TEMPLATE_VARIABLES: Final = frozenset(
     {
         "user_prompt",

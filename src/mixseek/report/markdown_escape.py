@@ -1,18 +1,11 @@
-"""Untrusted text written into a Markdown file so that no renderer makes markup of it: the escaping
-of every Markdown mixseek writes (`runs export`, `bench`, `judges calibrate`).
+"""Untrusted text in the Markdown mixseek writes (`runs export`, `bench`, `judges calibrate`), in
+forms every dialect reads as plain text — renderers differ on raw HTML, link schemes and fences:
 
-Renderers differ: CommonMark viewers pass raw HTML through unless told not to, some render
-`[x](javascript:...)` as a link, and fenced code blocks are plain paragraphs to the original
-Markdown.pl and to Python-Markdown without its extension. So model text is written in forms every
-dialect reads alike:
-
-- on a line (`inline`): `&` and `<` as character references, so no tag, comment or autolink can
-  start, and a backslash before `\\`, `` ` ``, `[` and `]`, so no link, image, link definition or
-  code span can form; emphasis (`*`, `_`) renders as nothing active and keeps names readable;
-- in a table (`table`, `cell`): without control characters, `>` as a reference too, a backslash
-  also before `*`, `_`, `|` and `~`, and line breaks as `<br>`, so the text stays in its cell and
-  shows no emphasis or strike-through;
-- a block (`code_block`): an indented code block, which every dialect shows verbatim, escaped.
+- on a line (`inline`): `&` and `<` as references (no tag, comment or autolink) and a backslash
+  before `\\`, `` ` ``, `[`, `]` (no link, image or code span); emphasis stays, readable in names;
+- in a table (`table`, `cell`): also no control characters, `>` as a reference, a backslash before
+  `*`, `_`, `|`, `~` and line breaks as `<br>`: the text stays in its cell, with no emphasis;
+- a block (`code_block`): an indented code block, which every dialect shows verbatim.
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
-"""A bench's results: per team its win rate, mean score and mean rank with bootstrap confidence
-intervals; pairwise win/loss/tie tables with a paired sign test; mean scores per tag and per task.
-
-Definitions (the README's "Comparing set-ups with `mixseek bench`" says the same):
-- One *run* is one (task, repeat): one execution. A team's score in a run is its best scored
-  round (the leaderboard's `max_score`); a team with no scored round in a run scores 0, the
-  scale's minimum, and ranks last. A run in which no team scored decides nothing and is left
-  out (counted as `unscored`); runs not finished yet are `missing`.
-- Win: in each run the best score wins; k teams tied at the top each get 1/k of the win.
-- Rank: 1 = best; tied teams share the mean of their places.
-- Intervals: percentile bootstrap (`stats.bootstrap_mean_ci`) of the mean over runs.
-- Pairwise: wins/losses/ties count runs; the sign test pairs per *task* (each team's mean over
-  the task's repeats), because repeats of one task are not independent evidence.
-"""
+"""A bench's results: per team its win rate, mean score and mean rank with bootstrap intervals;
+pairwise tables with a sign test paired per task; mean scores per tag and per task. The README's
+"Comparing set-ups" section defines each figure."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""Running a bench: every task of a task set, `repeats` times, each an ordinary execution.
-
-Executions run one after another through the Python API (`Mixseek.run`, `Mixseek.resume`), so
-each is stored, listed and shown like one `mixseek exec` started; the teams of one execution
-already run concurrently. Before an execution starts, its id is written to the bench's rows:
-a bench stopped at any moment (Ctrl-C, a killed process) is resumed by running the (task,
-repeat) pairs without a row, resuming the executions that were interrupted, and leaving the
-ended ones as they are.
-
-Each team round that fails is reported to the caller as it happens (`RunStep` "round_failed",
-with the round's one-line error), so a front end can say so in one line.
-"""
+"""Running a bench: each (task, repeat) is an ordinary execution through the Python API, one after
+another. Its id is stored before it starts, so a bench stopped at any moment is resumed by running
+what has no row and resuming what was interrupted; failed team rounds are reported as they happen."""
 
 from __future__ import annotations
 

@@ -1,15 +1,8 @@
 """A bench's task set: TASKS.jsonl, one JSON object a line (`prompt`, optional `id`, `reference`, `tags`).
 
-The whole file is read and checked before anything runs, so a typo on line 40 costs no model
-call; its SHA-256 ties a stored bench to the exact file it ran, so a resumed bench cannot
-silently mix answers to two different task sets.
-
-Lines end at `\\n` alone (JSON Lines): U+2028, U+0085 and the other characters `str.splitlines`
-also breaks at are text inside a JSON string. What a line may hold is bounded — its size, its
-nesting, the digits of a number, text that is valid Unicode — so a damaged or hostile file (a
-binary file, `/dev/zero`) is one error naming the file and line, never a traceback or memory
-exhausted.
-"""
+Read and checked whole before anything runs, its SHA-256 tying a stored bench to the exact file;
+every line is bounded (size, nesting, digits, valid Unicode), so a damaged or hostile file is one
+error naming the file and line, never a traceback."""
 
 from __future__ import annotations
 
