@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from fake_openai import MODEL, fake_openai, write_fake_workspace
 from mixseek.cli.app import app
 from mixseek.llm import create_model, wrap_models
+from mixseek.llm.governor import Budget, BudgetExceeded, Governor, ModelLimit
 from mixseek.llm.retrying import RetryingModel, RetryTiming, retry_timing
-from mixseek.orchestrator.governor import Budget, BudgetExceeded, Governor, ModelLimit
 
 QUICK = RetryTiming(base_delay=0.01, max_delay=0.05)
 

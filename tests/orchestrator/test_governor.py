@@ -13,7 +13,7 @@ from pydantic_ai.usage import RequestUsage
 
 from mixseek.agents.leader.models import usage_from_dict
 from mixseek.llm import create_model, override_models, wrap_models
-from mixseek.orchestrator.governor import (
+from mixseek.llm.governor import (
     Budget,
     BudgetExceeded,
     Governor,

@@ -1,27 +1,5 @@
-"""The request governor, as imported before it moved to `mixseek.llm.governor` (the request layer)."""
+"""The request governor's import path before it moved to `mixseek.llm.governor`."""
 
-from mixseek.llm.governor import (
-    Budget,
-    BudgetExceeded,
-    CallScope,
-    GovernedModel,
-    Governor,
-    LedgerEntry,
-    ModelLimit,
-    RateLimiter,
-    UsageLedger,
-    call_scope,
-)
+from mixseek.llm.governor import Governor
 
-__all__ = [
-    "Budget",
-    "BudgetExceeded",
-    "CallScope",
-    "GovernedModel",
-    "Governor",
-    "LedgerEntry",
-    "ModelLimit",
-    "RateLimiter",
-    "UsageLedger",
-    "call_scope",
-]
+__all__ = ["Governor"]
