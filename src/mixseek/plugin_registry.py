@@ -1,10 +1,8 @@
 """Names a config file may use for a kind of plugin class: built in, registered in code, or installed.
 
-A registry answers "is this name known?" without importing any class, so config validation never
-imports agent or metric code; the class behind a name is imported the first time it is asked for.
-Built-ins are "module:Class" strings registered like any other entry; installed plugins are found
-through an entry-point group (`[project.entry-points."<group>"]` in the plugin's pyproject.toml).
-A built-in name cannot be taken over, by `register` or by an entry point.
+A registry knows a name without importing its class (built-ins are "module:Class" strings, installed
+plugins entry points), so validating a config imports no agent or metric code. A built-in name
+cannot be taken over.
 """
 
 from __future__ import annotations

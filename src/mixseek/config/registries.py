@@ -1,7 +1,7 @@
 """The member types and metrics a config file may name, and the options each member type takes.
 
-The config layer validates names and options against these registries; the agent and evaluator
-layers add the class checks (`register_member_type`, `register_metric`) and build the objects.
+The classes are named as strings: `agents.member.registry` and `evaluator.metrics.registry`, a
+floor above, load them (docs/architecture.md, "Names written as strings").
 """
 
 from __future__ import annotations
