@@ -1,7 +1,7 @@
 """The member types and metrics a config file may name, and the options each member type takes.
 
-The classes are named as strings: `agents.member.registry` and `evaluator.metrics.registry`, a
-floor above, load them (docs/architecture.md, "Names written as strings").
+The classes are named as strings, loaded by `agents.member.registry` and `evaluator.metrics.registry`
+on a higher floor (docs/architecture.md, "Names written as strings").
 """
 
 from __future__ import annotations
