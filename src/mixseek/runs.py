@@ -1,8 +1,6 @@
-"""Reading a workspace's stored executions from Python, as `mixseek runs` and the dashboard do.
-
-Read-only: the store file is opened read-only (never created nor upgraded, so reading beside a
-running `mixseek exec` is safe), read in the calling thread and closed. The store and the read
-model load on the first call, and a listing loads none of one execution's view.
+"""Reading a workspace's stored executions from Python, as `mixseek runs` and the dashboard do:
+the store file is opened read-only (never created nor upgraded; safe beside a running `exec`),
+read in the calling thread and closed. What a call reads with loads on the call.
 """
 
 from __future__ import annotations
@@ -34,10 +32,8 @@ def store_file(workspace: str | os.PathLike[str]) -> Path:
 def list_executions(
     workspace: str | os.PathLike[str], *, status: ExecutionStatus | None = None, limit: int | None = None
 ) -> list[ExecutionOverview]:
-    """The workspace's executions, newest first, with their status, best team and score, rounds
-    and tokens: all of them, or those of `status`, at most `limit`.
-
-    Raises InputError for a workspace without a store file, or a bad `status` or `limit`."""
+    """The workspace's executions (all, or those of `status`, at most `limit`), newest first.
+    InputError for a workspace without a store file, or a bad `status` or `limit`."""
     from mixseek.storage.listing import list_overviews
     from mixseek.storage.quick_read import read_once
     from mixseek.storage.schema import EXECUTION_STATUSES
@@ -53,10 +49,8 @@ def list_executions(
 
 
 def read_execution(workspace: str | os.PathLike[str], execution_id: str) -> ExecutionView:
-    """Everything stored about one execution: its leaderboard, every team's rounds with scores,
-    judgments and submissions, the winner, usage; also while it runs.
-
-    Raises UnknownExecution if the workspace's store holds no execution by that id."""
+    """Everything stored about one execution, also while it runs; UnknownExecution if the
+    workspace's store holds none by that id."""
     from mixseek.storage.quick_read import read_once
     from mixseek.storage.read_model import read_execution as read_view
 

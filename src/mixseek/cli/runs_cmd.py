@@ -1,13 +1,7 @@
-"""`mixseek runs list|show|export`: read stored executions, also while one is running.
+"""`mixseek runs list|show|export`: stored executions read through `mixseek.runs` (read-only, also
+beside a running `exec`), printed as JSON or laid out (`runs_text`, `runs_export`, `report.html`).
 
-The store is opened read-only, so these commands never create a database
-file and can run beside `mixseek exec` writing to the same workspace; each
-reads once and exits, through the Python API's `mixseek.runs`. They render the
-store's read model (`storage.views`): JSON is its dump, text and Markdown lay it
-out (`runs_text`, `runs_export`, `report.html`).
-
-The store, its read model and the layouts load inside the commands, only the one a command needs:
-every `mixseek` command, `--help` too, imports this module.
+What a command reads and lays out loads inside it: every `mixseek` command, `--help` too, imports this.
 """
 
 from __future__ import annotations

@@ -35,12 +35,8 @@ EXIT_CODES: dict[str, ExitCode] = {
 
 
 def degraded_reasons(statuses: Iterable[RoundStatusRecord]) -> list[str]:
-    """What went wrong although every team finished: failed judgments.
-
-    A failed judgment stops its team as if the judge had said so, so the run still
-    ends `completed`; a script must not take that for a clean result. Read from the
-    stored rounds, so a resumed execution counts the judgments of its earlier runs.
-    (A failed metric fails its team's round, which the status already shows.)"""
+    """Failed judgments, which stop their team as if the judge had said so: a run still ends
+    `completed`, and a script must not take it for a clean one (earlier runs' rounds count too)."""
     judged = [
         s
         for s in statuses

@@ -1,9 +1,5 @@
-"""Listing stored executions: `mixseek runs list` and `AggregationStore.list_execution_overviews`
-(the dashboard's runs page) read each execution's overview here.
-
-Apart from `storage.read_model` (one execution's whole view) so that listing loads none of it:
-an overview comes from the executions table and the summary a finished execution left
-(`storage.overview`), or, without a trusted summary, from one query per table for all of them.
+"""Listing stored executions' overviews, apart from `storage.read_model` so that a listing loads
+none of one execution's view: from the summary a finished execution left, else from its rows.
 """
 
 from __future__ import annotations
@@ -51,13 +47,9 @@ def elapsed_seconds(record: ExecutionRecord) -> float:
 
 
 def duration_seconds(record: ExecutionRecord, summary: StoredSummary | None) -> float:
-    """The execution's duration: the time its processes ran it, summed over `exec` and each
-    `exec --resume` (the time between an interruption and the resume does not count).
-
-    A trusted summary's figure, which its last process wrote as it ended; else the spans the
-    store recorded, the latest up to the end (its last sign of life, for a process that died) or
-    to now while it runs. An execution stored before the spans were (schema 7) keeps its figure:
-    the summary's, else from its start to its end."""
+    """The time its processes ran the execution, summed over `exec` and each resume: a trusted
+    summary's figure, else the stored spans, the latest up to its end or now (before schema 7:
+    from start to end)."""
     if summary is not None:
         return summary.duration_seconds
     if record.active_since is None:

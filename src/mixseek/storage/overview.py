@@ -1,8 +1,5 @@
-"""An execution at a glance: its overview in a listing and the stored summary it is read from.
-
-The part of the read model (`storage.views`, which re-exports its types) that listing
-executions needs, kept apart so that `mixseek runs list` does not create the rest of its types;
-`storage.listing` reads them.
+"""An execution at a glance: its overview in a listing and the stored summary it is read from,
+apart from the rest of the read model (`storage.views`) so that `mixseek runs list` loads none of it.
 """
 
 from __future__ import annotations
@@ -53,9 +50,7 @@ def status_words(status: str, stop_reason: str | None, stop_detail: str | None) 
 
 
 class View(BaseModel):
-    """Base of the read model's types: immutable, lenient about keys it does not know.
-
-    Each is built on first use: `runs list` validates only overviews, not the whole read model."""
+    """Base of the read model's types: immutable, lenient about unknown keys, built on first use."""
 
     model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 

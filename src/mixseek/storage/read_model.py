@@ -1,15 +1,7 @@
-"""Building the read model (`storage.views`) from the store's tables.
+"""Building the read model (`storage.views`) from the store's tables, one snapshot per read.
 
-Each reader runs on one connection inside one read transaction, so what it
-returns is one consistent snapshot even while the execution goes on, with
-one query per table.
-
-A finished execution's summary supplies what only the orchestrator knew
-(the stop reason, each team's end, the degraded reasons). A running one
-(no summary yet, or a stale one after `exec --resume`) gets the same
-fields derived from the rows written so far: this module is the one place
-that decides how, with `storage.listing` for a listing's overviews (apart so
-that `mixseek runs list` loads neither this module nor most of the views).
+A finished execution's summary supplies what only the orchestrator knew (stop reason, each team's
+end); a running one (or one resumed since) gets those fields derived from its rows here.
 """
 
 from __future__ import annotations
@@ -17,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 import duckdb
 
@@ -27,7 +19,7 @@ from mixseek.llm.demo_model import mentions_demo_model
 from mixseek.storage._pairwise import read_pairwise
 from mixseek.storage.agreement import disagreement_threshold, panel_agreement
 from mixseek.storage.listing import duration_seconds, in_snapshot, stored_summary
-from mixseek.storage.models import ExecutionRecord, ExecutionStatus
+from mixseek.storage.models import ExecutionRecord, ExecutionStatus, RoundStatusRecord
 from mixseek.storage.overview import StoredSummary
 from mixseek.storage.views import (
     BestSubmission,
@@ -41,30 +33,23 @@ Conn = duckdb.DuckDBPyConnection
 Key = tuple[str, int]  # (team_id, round_number)
 
 
-class StatusRow(Protocol):
-    """What the read model takes from a round_status row: a `RoundStatusRecord`, or an outline's
-    `_OutlineStatus`."""
+class _OutlineStatus(NamedTuple):
+    """A round_status row as `sql.OUTLINE_STATUSES` reads it."""
 
-    @property
-    def team_id(self) -> str: ...
-    @property
-    def round_number(self) -> int: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def started_at(self) -> datetime | None: ...
-    @property
-    def ended_at(self) -> datetime | None: ...
-    @property
-    def should_continue(self) -> bool | None: ...
-    @property
-    def judgment_reasoning(self) -> str | None: ...
-    @property
-    def judgment_confidence(self) -> float | None: ...
-    @property
-    def exit_reason(self) -> str | None: ...
-    @property
-    def error_message(self) -> str | None: ...
+    team_id: str
+    round_number: int
+    status: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    should_continue: bool | None
+    judgment_reasoning: str | None
+    judgment_confidence: float | None
+    exit_reason: str | None
+    error_message: str | None
+
+
+StatusRow = RoundStatusRecord | _OutlineStatus
+"""A round_status row as the read model takes it."""
 
 
 # -- deciding what a record says ---------------------------------------------------------
@@ -80,9 +65,8 @@ def usage_totals(row: Mapping[str, Any]) -> UsageTotals:
     )
 
 
-# The view is assembled as plain data and validated once, at the end: one pass of
-# pydantic-core over the whole tree costs less than building each round's models one
-# by one, and a leader_board row needs no model of its own (`bench/store.py`, "view").
+# The view is assembled as plain data and validated once, at the end: one pass of pydantic-core
+# over the whole tree costs less than building each round's models (`bench/store.py`, "view").
 Doc = dict[str, Any]
 
 
@@ -145,9 +129,8 @@ def _round(
 
 
 def derived_standing(rounds: Sequence[Doc], status: ExecutionStatus) -> Doc:
-    """A team's standing (`TeamStanding` fields but its id and name) from its rounds alone
-    (no trusted summary): failed if its last round failed, stopped if the last decision was
-    to stop, else as the execution stands."""
+    """A team's standing from its rounds alone (no trusted summary): failed if its last round
+    failed, stopped if the last decision was to stop, else as the execution stands."""
     scored = [r for r in rounds if r["score"] is not None]
     best = max(scored, key=lambda r: (r["score"], r["round_number"])) if scored else None
     last = rounds[-1] if rounds else None
@@ -172,9 +155,8 @@ def stored_standing(standing: Doc) -> Doc:
 
 
 def config_team_names(config: Mapping[str, Any]) -> dict[str, str]:
-    """The teams' names in the execution's config snapshot: a team is shown by its name from the
-    start, before a round of it is saved (its rows name it); none for an execution stored without
-    a snapshot (an imported history)."""
+    """The teams' names in the config snapshot, so a team has its name before a round of it is
+    saved; none without a snapshot (an imported history)."""
     teams = config.get("teams")
     if not isinstance(teams, Mapping):
         return {}
@@ -186,9 +168,8 @@ def config_team_names(config: Mapping[str, Any]) -> dict[str, str]:
 
 
 def team_kind(config: Mapping[str, Any], team_id: str) -> str | None:
-    """A team's kind from the execution's config snapshot: `workflow` when it has one, else its
-    member dispatch (`selective` in snapshots older than the setting); None for a team the
-    snapshot does not describe (an imported history)."""
+    """A team's kind from the config snapshot: `workflow` when it has one, else its member dispatch
+    (`selective` in older snapshots); None for a team the snapshot does not describe."""
     teams = config.get("teams")
     team = teams.get(team_id) if isinstance(teams, Mapping) else None
     if not isinstance(team, Mapping):
@@ -341,22 +322,16 @@ def read_execution(conn: Conn, execution_id: str) -> ExecutionView | None:
     """The view of one execution, None if the store has none by that id."""
 
     def read(conn: Conn) -> ExecutionView | None:
-        found = rows.dicts(conn, f"{sql.EXECUTIONS_WITH_OWNER} WHERE e.execution_id = ?", [execution_id])
-        if not found:
+        record = _execution_record(conn, execution_id)
+        if record is None:
             return None
         members = {
-            (team_id, number): rows.load(record)
-            for team_id, number, record in conn.execute(sql.MEMBER_RECORDS, [execution_id]).fetchall()
+            (team_id, number): rows.load(answers)
+            for team_id, number, answers in conn.execute(sql.MEMBER_RECORDS, [execution_id]).fetchall()
         }
-        record = rows.execution(found[0])
-        view = execution_view(
-            record,
-            rows.leader_board_dicts(conn, execution_id),
-            rows.round_statuses(conn, execution_id),
-            rows.ranking(conn, execution_id),
-            members,
-            usage_breakdown(conn, execution_id),
-        )
+        board, statuses = rows.leader_board_dicts(conn, execution_id), rows.round_statuses(conn, execution_id)
+        ranking = rows.ranking(conn, execution_id)
+        view = execution_view(record, board, statuses, ranking, members, usage_breakdown(conn, execution_id))
         pairwise = read_pairwise(conn, record)
         return view if pairwise is None else view.model_copy(update={"pairwise": pairwise})
 
@@ -385,21 +360,6 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def _from_epoch(microseconds: int | None) -> datetime | None:
     return None if microseconds is None else _EPOCH + timedelta(microseconds=microseconds)
-
-
-class _OutlineStatus(NamedTuple):
-    """A round_status row as `sql.OUTLINE_STATUSES` reads it."""
-
-    team_id: str
-    round_number: int
-    status: str
-    started_at: datetime | None
-    ended_at: datetime | None
-    should_continue: bool | None
-    judgment_reasoning: str | None
-    judgment_confidence: float | None
-    exit_reason: str | None
-    error_message: str | None
 
 
 def _outline_statuses(conn: Conn, execution_id: str) -> list[_OutlineStatus]:
@@ -456,14 +416,9 @@ def _progress(conn: Conn, record: ExecutionRecord) -> ExecutionProgress:
 
 
 def read_execution_outline(conn: Conn, execution_id: str) -> ExecutionView | None:
-    """The view of one execution as a page of the whole execution shows it, None if unknown.
-
-    Every round's state, score, judgment and tokens (`usage` holds only its `team` and
-    `evaluation` parts), the member counts and the failed members' messages, the best
-    submission; without the texts only a round's own page shows: `submission`, `feedback` and
-    `metrics` are empty, `member_submissions` holds only the failed answers (`members` counts
-    them all). For 64 teams x 10 rounds of a few KB each this reads in half the time of
-    `read_execution` (`bench/ui_render.py`)."""
+    """The view of one execution without the texts only a round's own page shows (`submission`,
+    `feedback`, `metrics`; only the failed `member_submissions`), None if unknown: half the time
+    of `read_execution` for 64 teams x 10 rounds (`bench/ui_render.py`)."""
 
     def read(conn: Conn) -> ExecutionView | None:
         record = _execution_record(conn, execution_id)

@@ -1,16 +1,8 @@
-"""The read model: stored executions as typed values, for every reader alike.
+"""The read model: stored executions as typed values, for `mixseek runs`, `mixseek.runs` and the
+dashboard alike (built by `storage.read_model`; JSON dumps are what `mixseek runs` prints).
 
-`mixseek runs list|show|export`, the Python API's results and a dashboard all
-read the same types, built in one place (`storage.read_model`) from the rows
-and the summary an execution left. Dumped with `model_dump(mode="json")` they
-give the documents `mixseek runs` prints; `RankingEntry.model_dump()` is the
-ranking entry dict of the seeds (`{"team_id", "team_name", "max_score",
-"total_rounds"}`).
-
-The types are lenient where stored data may come from elsewhere (an imported
-history, an older summary): unknown keys are ignored, missing ones default.
-Those a listing needs (`ExecutionOverview`, `StoredSummary` and their parts) are
-defined in `storage.overview` and re-exported here.
+Lenient where stored data may come from elsewhere (an imported history, an older summary):
+unknown keys are ignored. A listing's types live in `storage.overview`, re-exported here.
 """
 
 from __future__ import annotations
@@ -115,9 +107,8 @@ class RoundJudgment(View):
 
 
 class MemberAnswer(BaseModel):
-    """One member's answer in a round, as the leader's record stored it (seed 004).
-
-    Dumps exactly the keys the stored record had, so an export round-trips it."""
+    """One member's answer in a round, dumped with exactly the keys the stored record had (so an
+    export round-trips it)."""
 
     model_config = ConfigDict(frozen=True, extra="allow", defer_build=True)
 
@@ -269,11 +260,8 @@ class ExecutionOutcome(BaseModel):
 
 
 class ExecutionView(ExecutionOutcome):
-    """Everything stored about one execution, also while it runs.
-
-    `status` is the lease-derived one: a `running` execution whose process is gone
-    reads as `interrupted`. `stop_reason`, `stop_detail` and `degraded_reasons`
-    exist once the execution has ended."""
+    """Everything stored about one execution, also while it runs (one whose process is gone reads
+    as `interrupted`; `stop_reason`, `stop_detail`, `degraded_reasons` come once it ended)."""
 
     model_config = ConfigDict(frozen=True)
     _key_order = (

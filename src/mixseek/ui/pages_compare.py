@@ -1,10 +1,5 @@
-"""The compare page: two executions side by side.
-
-`/compare?a=ID&b=ID` lays out both executions' prompt, status, rounds, tokens, cost and duration,
-then their teams, a team that ran in both on one line (matched by `team_id`), with each side's
-position and best score and the difference. The two selects of recent executions pick another
-pair; with `a` or `b` missing the page is just that form. The URL says the pair, so it can be
-bookmarked.
+"""The compare page (`/compare?a=ID&b=ID`): two executions' figures side by side, then their teams
+(matched by `team_id`) with each side's position, best score and the difference.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
-"""The execution page: header, best submission, teams × rounds grid, leaderboard, score chart,
-judgments, usage and failures of one execution.
-
-The page is made of sections, each a template of its own, so that the live stream (`ui.live`)
-sends exactly what the page shows: the same templates, each section as the event of its name.
-
-The sections but the header (which holds the browser's CSRF token) are kept as rendered with the
-execution's progress (`Renderings`): until a row of the execution changes, a reload, another
-browser or another live stream reuses them and only checks the progress, one cheap query. An
-execution of 64 teams × 10 rounds takes tens of milliseconds to read and render anew, a few to
-check (`bench/ui_render.py`).
+"""The execution page, made of sections (one template each) so that the live stream (`ui.live`)
+sends exactly what the page shows. The sections but the header (it holds the CSRF token) are kept
+as rendered with the execution's progress (`Renderings`): until a row changes, a reload checks the
+progress, one cheap query, instead of reading and rendering anew (`bench/ui_render.py`).
 """
 
 from __future__ import annotations

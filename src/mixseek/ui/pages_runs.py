@@ -1,13 +1,6 @@
-"""The runs page (`/`): every execution of the workspace, filtered and sorted by query parameters.
-
-The filter and the order live in the URL (`?status=completed&q=essay&sort=score&order=desc`), so a
-view can be bookmarked and shared; no script is needed. Executions are read with one store query
-and filtered and sorted here: a workspace holds at most thousands of them.
-
-While an execution runs, the page follows the store: every `REFRESH_SECONDS` htmx fetches the page
-anew and swaps in the results and the status select with its counts (rendered once, the page said
-`running (1)` for as long as it stayed open). The text being typed in the filter is left alone;
-once no execution runs, the fresh results no longer ask for more and the polling stops.
+"""The runs page (`/`): every execution of the workspace, filtered and sorted here by query
+parameters (`?status=completed&q=essay&sort=score&order=desc`), so a view can be bookmarked.
+While an execution runs, htmx fetches the results and the status counts anew every `REFRESH_SECONDS`.
 """
 
 from __future__ import annotations
@@ -33,7 +26,6 @@ RUNS_LIMIT = 10_000
 PROMPT_CHARS = 120
 REFRESH_SECONDS = 2
 """How often the page fetches itself anew while an execution runs."""
-"""A prompt longer than this is cut in the table (the full text is in the row's tooltip)."""
 
 SORT_KEYS: dict[str, Callable[[ExecutionOverview], Any]] = {
     "started": lambda e: e.started_at,

@@ -1,9 +1,5 @@
-"""The submission page: one team's round in full.
-
-`/executions/{execution_id}/teams/{team_id}/rounds/{n}` shows the round's submission (Markdown,
-sanitised), its score per metric with the evaluator's comments, the judgment, every member's
-answer, the leader's message history and what changed since the team's previous round. Everything
-a model wrote goes through `report.markdown` or autoescaping.
+"""The submission page: one team's round in full (submission, scores, judgment, members' answers,
+the leader's messages, the change since its previous round); model text is sanitised or escaped.
 """
 
 from __future__ import annotations
@@ -21,11 +17,12 @@ from mixseek.report.content import round_seconds, round_tokens
 from mixseek.report.diff import TextDiff, diff_texts
 from mixseek.report.markdown import render_markdown
 from mixseek.report.transcript import Transcript, read_transcript
+from mixseek.runs import UnknownExecution
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.models import RoundHistoryRecord, RoundKey
 from mixseek.storage.views import ExecutionView, MemberAnswer, RoundView, TeamView
 from mixseek.ui.pages_execution import execution_url, submission_url
-from mixseek.ui.reads import UnknownExecution, db_path, read_store
+from mixseek.ui.reads import db_path, read_store
 from mixseek.ui.templating import render
 
 USAGE_PARTS = ("team", "leader", "members", "evaluation", "judgment")

@@ -1,10 +1,6 @@
-"""Store reads for one request: open the workspace's store read-only, read, close.
-
-The dashboard never holds the database file between requests: an execution in
-another process must be able to write it. A workspace without a database file has no executions
-yet, which is a page to show, not an error. A store that cannot be read (damaged, of another
-schema version, kept locked) raises its `StorageError`, whose one line names the file; the app
-turns it into an error page. What the Python API reads (`mixseek.runs`) is read through it.
+"""Store reads for one request, read-only, the file closed after each so that an execution in
+another process can write it; what `mixseek.runs` reads goes through it. A `StorageError` (damaged,
+busy) is the app's error page; a workspace without a store has no executions yet.
 """
 
 from __future__ import annotations
@@ -16,7 +12,6 @@ from typing import TypeVar, cast
 
 from starlette.requests import Request
 
-from mixseek.runs import UnknownExecution as UnknownExecution  # until pages_submission imports it itself
 from mixseek.runs import list_executions, read_execution
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.views import ExecutionOverview, ExecutionView
