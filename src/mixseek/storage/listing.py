@@ -40,23 +40,15 @@ def stored_summary(record: ExecutionRecord) -> StoredSummary | None:
         return None
 
 
-def elapsed_seconds(record: ExecutionRecord) -> float:
-    """From start to end, or to now while the execution runs."""
-    end = record.ended_at if record.ended_at is not None else rows.now()
-    return round(max((end - record.started_at).total_seconds(), 0.0), 3)
-
-
 def duration_seconds(record: ExecutionRecord, summary: StoredSummary | None) -> float:
     """The time its processes ran the execution, summed over `exec` and each resume: a trusted
     summary's figure, else the stored spans, the latest up to its end or now (before schema 7:
     from start to end)."""
     if summary is not None:
         return summary.duration_seconds
-    if record.active_since is None:
-        return elapsed_seconds(record)
     end = record.ended_at if record.ended_at is not None else rows.now()
-    latest = max((end - record.active_since).total_seconds(), 0.0)
-    return round((record.active_before_seconds or 0.0) + latest, 3)
+    since, before = record.active_since or record.started_at, record.active_before_seconds or 0.0
+    return round(before + max((end - since).total_seconds(), 0.0), 3)
 
 
 def _team_count(record: ExecutionRecord, summary: StoredSummary | None, started: int) -> int:

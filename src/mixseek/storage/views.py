@@ -7,7 +7,7 @@ unknown keys are ignored. A listing's types live in `storage.overview`, re-expor
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Literal, cast
 
@@ -152,11 +152,6 @@ class MemberCounts(View):
     total: int = 0
     succeeded: int = 0
     failed: int = 0
-
-    @classmethod
-    def of(cls, answers: Sequence[MemberAnswer]) -> MemberCounts:
-        succeeded = sum(1 for a in answers if a.succeeded)
-        return cls(total=len(answers), succeeded=succeeded, failed=len(answers) - succeeded)
 
 
 class RoundView(View):
