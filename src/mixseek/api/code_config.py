@@ -1,10 +1,6 @@
-"""An `ExecutionConfig` from objects written in Python, in the form a workspace's files give.
-
-Everything downstream (preflight checks, the orchestrator, error messages) reads one shape of
-configuration, wherever it came from. Where that shape has a file, a config from code has a
-label instead: `teams[1]`, `evaluator`, ... — what an error message names as its source. Relative
-`class_path` values of code-defined members and metrics resolve against the current directory,
-as relative paths in Python do.
+"""An `ExecutionConfig` from objects written in Python, in the shape a workspace's files give, so
+everything downstream reads one shape; where that has a file, this has a label (`teams[1]`,
+`evaluator`) for error messages. Relative `class_path` values resolve against the current directory.
 """
 
 from __future__ import annotations

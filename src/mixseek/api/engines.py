@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+import sys
+from contextlib import AsyncExitStack
 from typing import Any, TypedDict
 
 from mixseek.config.bundle import ExecutionConfig
@@ -20,11 +21,11 @@ class EngineChoice(TypedDict, total=False):
     governor_listen: str | None
 
 
-async def started_engine(
-    stack: contextlib.AsyncExitStack[Any], config: ExecutionConfig, choice: EngineChoice
-) -> Engine:
+async def started_engine(stack: AsyncExitStack[Any], config: ExecutionConfig, choice: EngineChoice) -> Engine:
     """The chosen engine (default local), up until `stack` closes; what it starts, it starts off the
     event loop, and stops even when the start is cancelled half-way."""
+    if unknown := choice.keys() - EngineChoice.__optional_keys__:
+        raise TypeError(f"unexpected keyword argument {', '.join(map(repr, sorted(unknown)))}")
     engine = choice.get("engine")
     if engine is not None and not isinstance(engine, str):
         return engine
@@ -32,7 +33,7 @@ async def started_engine(
     name = engine or ("temporal" if address is not None else "local")
     workers, listen = choice.get("workers"), choice.get("governor_listen")
     plan = await asyncio.to_thread(plan_engine, config, name, address, workers, listen)
-    starting = plan.start(config, logging.getLogger(__name__).info)
+    starting = plan.start(config, logging.getLogger(__name__).info, [sys.executable, "-m", "mixseek.cli"])
     entering = asyncio.ensure_future(asyncio.to_thread(starting.__enter__))
 
     async def leave(*exc: Any) -> None:

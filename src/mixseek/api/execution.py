@@ -9,13 +9,6 @@ from mixseek.orchestrator.events import Event
 from mixseek.orchestrator.models import ExecutionSummary
 
 
-class _End:
-    """Put after the last event."""
-
-
-_END = _End()
-
-
 class ExecutionRun:
     """An async iterator over the typed events of one execution (`mixseek.Event`), as
     `Mixseek.iter` yields it; `result` once the last event has been read.
@@ -27,12 +20,12 @@ class ExecutionRun:
 
     def __init__(self, execution_id: str) -> None:
         self.execution_id = execution_id
-        self._queue: asyncio.Queue[Event | _End] = asyncio.Queue()
+        self._queue: asyncio.Queue[Event | None] = asyncio.Queue()  # None: the end
         self._task: asyncio.Task[ExecutionSummary] | None = None
 
     def _start(self, task: asyncio.Task[ExecutionSummary]) -> None:
         self._task = task
-        task.add_done_callback(lambda _: self._queue.put_nowait(_END))
+        task.add_done_callback(lambda _: self._queue.put_nowait(None))
 
     def _push(self, event: Event) -> None:
         """The orchestrator's event sink."""
@@ -43,7 +36,7 @@ class ExecutionRun:
 
     async def __anext__(self) -> Event:
         item = await self._queue.get()
-        if isinstance(item, _End):
+        if item is None:
             self._queue.put_nowait(item)  # ended for every later call too
             task = self._task
             error = task.exception() if task is not None and not task.cancelled() else None

@@ -46,12 +46,9 @@ class Mixseek:
             `workflow=WorkflowConfig(...)` of steps whose executors are agents or Python functions.
             Every `model` is a model string (`"openai:gpt-4o"`, `"test"`) or a pydantic-ai
             `Model` object.
-        orchestrator: rounds, concurrency, timeouts, limits and budgets.
-        evaluator: the metrics that score each submission and their model.
-        judgment: the model that decides whether a team goes on.
-        prompt_builder: the prompt templates.
-        pairwise: the optional final stage that ranks the teams' best submissions by pairwise
-            comparison (`PairwiseSettings(enabled=True, model=...)`).
+        orchestrator, evaluator, judgment, prompt_builder, pairwise: rounds, concurrency, limits and
+            budgets; the metrics that score each submission; the model that decides whether a team
+            goes on; the prompt templates; the optional final pairwise ranking of the best submissions.
         workspace: the directory whose store (`mixseek.db`) keeps the executions, so that
             `mixseek runs` shows them and an interrupted one can be resumed. Without one, each
             execution runs on a store in a temporary directory, removed when it ends.
@@ -92,8 +89,6 @@ class Mixseek:
         mixseek._has_workspace = True
         return mixseek
 
-    # -- what it runs -----------------------------------------------------------------------
-
     @property
     def config(self) -> ExecutionConfig:
         """Everything the execution reads, with where each part came from (file or label)."""
@@ -132,8 +127,6 @@ class Mixseek:
         teams = ", ".join(repr(team.team_id) for team in self.teams)
         return f"Mixseek(teams=[{teams}], workspace={self.workspace!r})"
 
-    # -- running ----------------------------------------------------------------------------
-
     @contextlib.asynccontextmanager
     async def iter(
         self,
@@ -150,10 +143,9 @@ class Mixseek:
         `reference` is a reference answer: stored with the execution (a resume reads it back),
         given to the evaluator's reference metrics (`reference_similarity`), never to the teams.
 
-        `engine="temporal"` runs it as a Temporal workflow whose team rounds run on `mixseek
-        worker` processes: those of the server `temporal_address`, else `workers` (default 2) on a
-        dev server started for the execution, as `mixseek exec --engine temporal` does (they load the
-        workspace's config files: see `load_workspace`). Default: `"local"`, in this process.
+        `engine="temporal"` runs it as a Temporal workflow, as `mixseek exec --engine temporal` does:
+        team rounds on the `mixseek worker`s of `temporal_address`, else on `workers` (default 2) and a
+        dev server started for it (they load the workspace's files). Default `"local"`: this process.
 
         Leaving the block before the last event cancels the execution; the store keeps it as
         `interrupted`, and with a workspace `resume` continues it.
@@ -221,19 +213,11 @@ class Mixseek:
     ) -> ExecutionSummary:
         """Run an execution of `user_prompt` to its end and return its summary; `reference` is
         its reference answer, for the reference metrics alone, `engine` what runs it (see `iter`)."""
-        async with self.iter(
-            user_prompt, reference=reference, execution_id=execution_id, **engine
-        ) as execution:
-            async for _ in execution:
-                pass
-        return execution.result
+        return await _to_end(self.iter(user_prompt, reference=reference, execution_id=execution_id, **engine))
 
     async def resume(self, execution_id: str, **engine: Unpack[EngineChoice]) -> ExecutionSummary:
         """Continue an interrupted execution of this workspace to its end."""
-        async with self.iter(resume=execution_id, **engine) as execution:
-            async for _ in execution:
-                pass
-        return execution.result
+        return await _to_end(self.iter(resume=execution_id, **engine))
 
     def run_sync(
         self,
@@ -245,6 +229,13 @@ class Mixseek:
     ) -> ExecutionSummary:
         """`run` for code without an event loop (a script); inside async code, `await run(...)`."""
         return asyncio.run(self.run(user_prompt, reference=reference, execution_id=execution_id, **engine))
+
+
+async def _to_end(iteration: contextlib.AbstractAsyncContextManager[ExecutionRun]) -> ExecutionSummary:
+    async with iteration as execution:
+        async for _ in execution:
+            pass
+    return execution.result
 
 
 def load_workspace(

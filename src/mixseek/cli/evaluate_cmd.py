@@ -23,6 +23,7 @@ from mixseek.text_safety import strip_controls
 
 if TYPE_CHECKING:
     from mixseek.evaluator.evaluator import EvaluatorPromptRenderer
+    from mixseek.evaluator.models import EvaluationResult
 
 
 def _renderer(workspace: Path | None) -> EvaluatorPromptRenderer:
@@ -37,12 +38,9 @@ def _renderer(workspace: Path | None) -> EvaluatorPromptRenderer:
     template = compile_prompt_template("evaluator_user_prompt", DEFAULT_EVALUATOR_USER_PROMPT)
 
     def render(user_prompt: str, submission: str) -> str:
+        now = get_current_datetime_with_timezone()
         return template.render(
-            {
-                "user_prompt": user_prompt,
-                "submission": submission,
-                "current_datetime": get_current_datetime_with_timezone(),
-            }
+            {"user_prompt": user_prompt, "submission": submission, "current_datetime": now}
         )
 
     return render
@@ -112,6 +110,10 @@ def evaluate_command(
     import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
 
     result = asyncio.run(evaluator.evaluate(prompt_text, submission_text, reference=reference_text))
+    _print_result(result, output_format)
+
+
+def _print_result(result: EvaluationResult, output_format: str) -> None:
     if output_format == "json":
         print_json(
             {

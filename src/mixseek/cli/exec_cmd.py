@@ -1,15 +1,8 @@
-"""`mixseek exec`: run every team over rounds, or resume an interrupted execution.
+"""`mixseek exec`: run every team over rounds, or resume an interrupted execution, through the
+Python API (`Mixseek.iter`), with the checks before it, the logs, the live view and the summary.
 
-However it stops early — Ctrl-C at any moment, or a store or a Temporal server
-that fails under it (a full disk, a dev server killed) — it ends with one line
-that says what became of the execution (none was started; it can be resumed,
-with the command; it had ended already), exit code 130 for an interrupt and 2
-for a failure. Marking the execution interrupted is the orchestrator's job; this
-reads the store after.
-
-The execution runs through the Python API (`Mixseek.iter`): this
-command adds the checks before it, the logs, the live view or log lines that its
-events feed, and the summary.
+Stopped early (Ctrl-C, a store or Temporal server failing under it) it ends with one line saying
+what became of the execution, exit 130 for an interrupt and 2 for a failure.
 """
 
 from __future__ import annotations
@@ -48,7 +41,7 @@ from mixseek.orchestrator.execution_ids import EXECUTION_ID_RULE, is_valid_execu
 if TYPE_CHECKING:
     from mixseek.config.bundle import ExecutionConfig
     from mixseek.orchestrator.engine import Engine, EnginePlan
-    from mixseek.orchestrator.events import Event, EventSink
+    from mixseek.orchestrator.events import EventSink
     from mixseek.orchestrator.models import ExecutionSummary
     from mixseek.storage.aggregation_store import AggregationStore
     from mixseek.storage.views import ExecutionView
@@ -119,37 +112,25 @@ def exec_command(
         # the engine loads only now, once the arguments are known to be good (a mistyped one is
         # told at once), and not with the module: every command, `mixseek --help` too, imports it
         from mixseek.config.bundle import load_execution_config
+        from mixseek.orchestrator.engine import plan_engine
+        from mixseek.orchestrator.orchestrator import new_execution_id
+        from mixseek.orchestrator.preflight import reference_problems
+        from mixseek.storage.health import check_store
 
         loaded = apply_otel(load_execution_config(ws, config), otel)  # what `mixseek.load_workspace` does
         if dry_run:
             _dry_run(loaded, output_format)
             return
-        plan = _checked_engine(loaded, engine, temporal_address, workers, governor_listen)
-        run = _Run(loaded, resume or execution_id or _new_execution_id(), prompt, resume, plan, reference)
+        refuse_problems(reference_problems(loaded))
+        # no model is built, let alone called, before the store is known to be readable and writable
+        check_store(ws.db_path)
+        plan = plan_engine(loaded, engine, temporal_address, workers, governor_listen)
+        run = _Run(loaded, resume or execution_id or new_execution_id(), prompt, resume, plan, reference)
     except KeyboardInterrupt:
         ignore_interrupts()
         announce_interrupt(NOTHING_STARTED)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     raise typer.Exit(_run_and_report(run, output_format, log_format))
-
-
-def _checked_engine(
-    loaded: ExecutionConfig, engine: str | None, address: str | None, workers: int | None, listen: str | None
-) -> EnginePlan:
-    """The store and the engine, checked before any model is built, let alone called."""
-    from mixseek.orchestrator.engine import plan_engine
-    from mixseek.orchestrator.preflight import reference_problems
-    from mixseek.storage.health import check_store
-
-    refuse_problems(reference_problems(loaded))
-    check_store(loaded.workspace.db_path)
-    return plan_engine(loaded, engine, address, workers, listen)
-
-
-def _new_execution_id() -> str:
-    from mixseek.orchestrator.orchestrator import new_execution_id
-
-    return new_execution_id()
 
 
 def _run_and_report(run: _Run, output_format: str, log_format: str) -> int:
@@ -201,9 +182,8 @@ def _dry_run(loaded: ExecutionConfig, output_format: str) -> None:
     from mixseek.orchestrator.preflight import preflight
 
     problems = asyncio.run(preflight(loaded))
-    err = stderr_console()
     for problem in problems:
-        err.print(f"error: {problem}", markup=False)
+        stderr_console().print(f"error: {problem}", markup=False)
     team_ids = [e.config.team_id for e in loaded.teams]
     if output_format == "json":
         print_json({"dry_run": "ok" if not problems else "failed", "teams": team_ids, "problems": problems})
@@ -233,13 +213,14 @@ class _Run:
 
 def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary:
     """Run the execution with its logs and live view; they are closed before this returns or raises."""
+    import asyncio
+
     from mixseek.cli.live_view import LiveView
     from mixseek.orchestrator.events import JsonlFileSink, LogLineSink
 
-    config = run.config
-    ws = config.workspace
-    max_rounds = config.orchestrator.value.max_rounds
-    teams = [entry.config.team_id for entry in config.teams]
+    ws = run.config.workspace
+    max_rounds = run.config.orchestrator.value.max_rounds
+    teams = [entry.config.team_id for entry in run.config.teams]
     interactive = sys.stdout.isatty() and output_format == "text"
     stored = _stored_view(ws, run.resume) if run.resume is not None else None
     with ExitStack() as stack:
@@ -250,7 +231,7 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
         # address) went straight to the terminal under a live table, whose next redraw erased it
         # and left a stale copy of the table above
         announce = functools.partial(stderr_console().print, markup=False)
-        engine = stack.enter_context(run.engine.start(config, announce, this_program()))
+        engine = stack.enter_context(run.engine.start(run.config, announce, this_program()))
         say: Callable[[str], None]
         if interactive:
             live = stack.enter_context(LiveView(stdout_console(), max_rounds, teams=teams, stored=stored))
@@ -260,9 +241,8 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
             sinks.append(LogLineSink(sys.stderr))
             say = functools.partial(print_line, err=True)
         if stored is not None:
-            sinks.append(_ResumeNote(_resuming_line(stored, len(teams), max_rounds), say))
-        import asyncio
-
+            line = _resuming_line(stored, len(teams), max_rounds)  # once the resume has begun, not if refused
+            sinks.append(lambda event: say(line) if event.kind == "execution_resumed" else None)
         return asyncio.run(_follow(run, sinks, engine))
 
 
@@ -289,29 +269,14 @@ def _resuming_line(stored: ExecutionView, teams: int, max_rounds: int) -> str:
     return f"resuming {stored.execution_id}: {done} of up to {teams * max_rounds} team rounds already stored"
 
 
-@dataclass(frozen=True)
-class _ResumeNote:
-    """Says `line` once the resume has begun (not when it is refused)."""
-
-    line: str
-    say: Callable[[str], None]
-
-    def __call__(self, event: Event) -> None:
-        if event.kind == "execution_resumed":
-            self.say(self.line)
-
-
 async def _follow(run: _Run, sinks: list[EventSink], engine: Engine) -> ExecutionSummary:
     """The execution, each of its events handed to every sink (a failing sink stops nothing)."""
     from mixseek.api.mixseek import Mixseek
 
-    mixseek = Mixseek.from_config(run.config)
-    if run.resume is not None:
-        iteration = mixseek.iter(resume=run.resume, engine=engine)
-    else:
-        iteration = mixseek.iter(
-            run.prompt, reference=run.reference, execution_id=run.execution_id, engine=engine
-        )
+    new_id = run.execution_id if run.resume is None else None
+    iteration = Mixseek.from_config(run.config).iter(
+        run.prompt, reference=run.reference, execution_id=new_id, resume=run.resume, engine=engine
+    )
     async with iteration as execution:
         async for event in execution:
             for sink in sinks:

@@ -47,9 +47,7 @@ def worker_command(
     config_hash = asyncio.run(check_worker(loaded, temporal_address, started_for))
 
     def ready(queue: str) -> None:
-        stderr_console().print(
-            f"worker: serving {ws.root} on {temporal_address} (task queue {queue}, {concurrency} at once)",
-            markup=False,
-        )
+        line = f"worker: serving {ws.root} on {temporal_address} (task queue {queue}, {concurrency} at once)"
+        stderr_console().print(line, markup=False)
 
     asyncio.run(serve(loaded, temporal_address, config_hash, concurrency, ready))

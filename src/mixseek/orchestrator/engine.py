@@ -1,7 +1,5 @@
-"""Which engine runs an execution: `local` (this process, asyncio) or `temporal` (a workflow).
-
-`plan_engine` checks the choice before an execution is created; `EnginePlan.start` brings the engine
-up for the length of one (a local Temporal dev server and its workers when no address is given).
+"""Which engine runs an execution: `local` (this process) or `temporal` (a workflow), checked by
+`plan_engine` before the execution is created and brought up for its length by `EnginePlan.start`.
 The temporal modules load only when chosen: `local` needs nothing of the `mixseek[temporal]` extra.
 """
 
@@ -9,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -20,7 +17,6 @@ from mixseek.orchestrator.events import EventSink
 from mixseek.orchestrator.orchestrator import Orchestrator
 
 EngineName = Literal["local", "temporal"]
-MODULE = (sys.executable, "-m", "mixseek.cli")  # the `mixseek` program the started workers run
 
 
 class Engine(Protocol):
@@ -62,30 +58,26 @@ class EnginePlan:
 
     @contextlib.contextmanager
     def start(
-        self, config: ExecutionConfig, say: Callable[[str], None], program: Sequence[str] = MODULE
+        self, config: ExecutionConfig, say: Callable[[str], None], program: Sequence[str]
     ) -> Iterator[Engine]:
-        """The engine, up until the block ends; `program` is the `mixseek` the workers run."""
+        """The engine, up until the block ends; `program` is the `mixseek` its started workers run."""
         if self.name == "local":
             yield LocalEngine()
             return
         if self.address is not None:
             yield TemporalEngine(self.address, governor_listen=self.governor_listen)
             return
-        from mixseek.orchestrator.temporal.cluster import LocalCluster
+        from mixseek.orchestrator.temporal.cluster import local_cluster
 
         worker = [*program, "worker", "-w", str(config.workspace.root), "-c", str(config.orchestrator.file),
                   "--concurrency", str(self.concurrency), "--started-for", self.config_hash]  # fmt: skip
-        with LocalCluster(config.workspace, workers=self.workers, worker_argv=worker) as cluster:
-            say(f"temporal: dev server {cluster.address} (UI {cluster.ui_url}), {self.workers} worker(s)")
-            yield TemporalEngine(cluster.address, governor_listen=self.governor_listen)
+        with local_cluster(config.workspace, self.workers, worker) as (address, ui_url):
+            say(f"temporal: dev server {address} (UI {ui_url}), {self.workers} worker(s)")
+            yield TemporalEngine(address, governor_listen=self.governor_listen)
 
 
 def plan_engine(
-    config: ExecutionConfig,
-    engine: str | None,
-    address: str | None = None,
-    workers: int | None = None,
-    governor_listen: str | None = None,
+    config: ExecutionConfig, engine: str | None, address: str | None, workers: int | None, listen: str | None
 ) -> EnginePlan:
     """`mixseek exec --engine/--temporal-address/--workers/--governor-listen`, checked: a bad choice,
     an unreachable address or a missing `temporal` CLI is an InputError, with nothing started."""
@@ -94,7 +86,7 @@ def plan_engine(
     if name not in ("local", "temporal"):
         raise InputError(f"--engine: {name!r}: must be local or temporal")
     if name == "local":
-        given = {"--temporal-address": address, "--workers": workers, "--governor-listen": governor_listen}
+        given = {"--temporal-address": address, "--workers": workers, "--governor-listen": listen}
         for option, value in given.items():
             if value is not None:
                 raise InputError(f"{option}: only with --engine temporal")
@@ -107,20 +99,20 @@ def plan_engine(
         raise InputError(
             "--engine temporal: needs the temporal extra (pip install 'mixseek[temporal]')"
         ) from None
-    if governor_listen is not None:
-        check_listen(governor_listen)
+    if listen is not None:
+        check_listen(listen)
     if address is not None:
         if workers is not None:
             raise InputError("--workers: only without --temporal-address (start `mixseek worker`s there)")
         import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
 
         asyncio.run(connect(address))
-        return EnginePlan("temporal", address=address, governor_listen=governor_listen)
+        return EnginePlan("temporal", address=address, governor_listen=listen)
     temporal_binary()
     count = workers if workers is not None else 2
     # the workers together run as many team rounds at once as the local engine would, not 8 each
     concurrency = max(1, math.ceil(config.orchestrator.value.max_concurrent_teams / count))
-    return EnginePlan("temporal", None, count, governor_listen, concurrency, _served_hash(config))
+    return EnginePlan("temporal", None, count, listen, concurrency, _served_hash(config))
 
 
 def _served_hash(config: ExecutionConfig) -> str:

