@@ -427,17 +427,6 @@ def read_execution_outline(conn: Conn, execution_id: str) -> ExecutionView | Non
     return in_snapshot(conn, read)
 
 
-def read_progress(conn: Conn, execution_id: str) -> ExecutionProgress | None:
-    """How far one execution has got (see `ExecutionProgress`), None if the store has none by
-    that id: one row of counts and checksums, a fraction of the cost of its view."""
-
-    def read(conn: Conn) -> ExecutionProgress | None:
-        record = _execution_record(conn, execution_id)
-        return _progress(conn, record) if record is not None else None
-
-    return in_snapshot(conn, read)
-
-
 def read_outline_since(
     conn: Conn, execution_id: str, known: ExecutionProgress | None
 ) -> tuple[ExecutionProgress, ExecutionView | None] | None:
