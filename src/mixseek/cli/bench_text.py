@@ -1,7 +1,4 @@
-"""`mixseek bench` as terminal tables (rich): teams, pairwise, tags, tasks.
-
-Every cell that holds data — a team name, a task id or tag, an answer — goes in as `Text`, so
-rich reads no markup in it; the safe console strips control characters from all of it."""
+"""`mixseek bench` as terminal tables: every data cell goes in as rich `Text`, so no markup is read in it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""`mixseek judges calibrate LABELS.csv`: how well each judge, each metric and the overall score
-agree with human scores of the same stored submissions (see `mixseek.report.calibration`).
-
-Read-only: the labels and the store are read, nothing is written. The computation lives in the
-report layer; this module checks options and lays the result out as a table, JSON or Markdown.
-"""
+"""`mixseek judges calibrate LABELS.csv`: each judge, metric and the overall score against human
+scores of the same stored submissions (read-only; computed by `mixseek.report.calibration`)."""
 
 from __future__ import annotations
 

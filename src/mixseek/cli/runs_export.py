@@ -1,9 +1,5 @@
-"""Rendering one stored execution (the read model's `ExecutionView`) as a Markdown report,
-and the text helpers `mixseek runs show` shares with it (judge panels' rows and agreement too).
-
-What an execution's figures are (a running one's standings, its duration) is decided in
-`storage.read_model`; this module only lays them out.
-"""
+"""One stored execution (`ExecutionView`) as a Markdown report, and the text helpers `runs show`
+shares with it; the read model decides the figures, this module only lays them out."""
 
 from __future__ import annotations
 
