@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
 
+import psutil
 import pytest
 
 from mixseek import (
@@ -100,4 +102,24 @@ def test_workers_need_the_configuration_of_the_workspace_files(tmp_path: Path) -
     with pytest.raises(InputError, match=r"^--workers: the workers load the config files of "):
         mx.run_sync("task", engine="temporal", workers=2)
     assert not (ws / "temporal").exists()
+    assert not (ws / "mixseek.db").exists()
+
+
+def test_cancelled_while_the_dev_server_starts_stops_all_it_started(tmp_path: Path) -> None:
+    """The start goes on in its thread after the cancellation: what it started is stopped all the same."""
+    ws = _workspace(tmp_path / "ws")
+
+    async def cancel_mid_start() -> None:
+        task = asyncio.create_task(load_workspace(ws).run("task", engine="temporal", workers=2))
+        while not (ws / "logs" / "temporal-server.log").exists():  # the server is spawned
+            assert not task.done(), task
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_mid_start())
+    assert [
+        p.cmdline() for p in psutil.Process().children(recursive=True) if str(ws) in " ".join(p.cmdline())
+    ] == []
     assert not (ws / "mixseek.db").exists()
