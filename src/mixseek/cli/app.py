@@ -53,9 +53,8 @@ none was started. Any other command's, once it has begun, is a plain `interrupte
 
 
 def _convert(name: str, where: tuple[str, str]) -> Command:
-    """The command `where` names, imported, as a Click command named `name`: converted as Typer
-    converts what `app.command(name)` or `app.add_typer(..., name=name)` registered, with `app`'s
-    settings."""
+    """The command `where` names, imported, as a Click command named `name`: converted as Typer converts what
+    `app.command(name)` or `app.add_typer(..., name=name)` registered, with `app`'s settings."""
     module, attribute = where
     registered: Registered = getattr(importlib.import_module(module), attribute)
     holder = typer.Typer(
@@ -93,11 +92,9 @@ def _interruptible(command: Command, *, runs_executions: bool) -> Command:
 
 
 def _tidy_help(command: Command, *, subcommands: bool = True) -> Command:
-    """`command` (and a group's commands) with help that reads right at any width.
-
-    A flag gets no metavar (Typer shows `--force <bool>`), and a group's list shows a docstring's first
-    paragraph as one line to wrap (Typer kept its ragged line breaks).
-    """
+    """`command` (and a group's commands) with help that reads right at any width. A flag gets no metavar
+    (Typer shows `--force <bool>`), and a group's list shows a docstring's first paragraph as one line to wrap
+    (Typer kept its ragged line breaks)."""
     help_option = command.get_help_option(ClickContext(command))  # made once, then kept
     for param in [*command.params, help_option]:
         if isinstance(param, TyperOption) and param.is_bool_flag:

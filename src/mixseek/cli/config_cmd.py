@@ -86,9 +86,8 @@ UNUSED_BY_WORKFLOW_TEAMS = frozenset({"member_dispatch", "leader", "members"})
 def _file_rows(
     config: BaseModel, path: Path, prefix: str = "", skip: frozenset[str] = frozenset()
 ) -> list[dict[str, str]]:
-    """A team's values, credited to its file only where the file sets them (pydantic's fields_set), a row
-    per key of a nested table, so a default leader model shows as `default` beside a leader table.
-    """
+    """A team's values, credited to its file only where the file sets them (pydantic's fields_set), a row per
+    key of a nested table, so a default leader model shows as `default` beside a leader table."""
     from pydantic import BaseModel
 
     from mixseek.config.loader import DEFAULT_SOURCE

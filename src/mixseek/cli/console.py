@@ -47,7 +47,6 @@ def stderr_console() -> Console:
 
 
 def silence_library_banners() -> None:
-    """Turn off pydantic-ai's first-run banner, which it shows when mixseek runs from a clone (into the
-    live table); set through its environment variable, so commands without agents never import it.
-    """
+    """Turn off pydantic-ai's first-run banner, which it shows when mixseek runs from a clone (into the live
+    table); set through its environment variable, so commands without agents never import it."""
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")

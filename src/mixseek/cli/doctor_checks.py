@@ -117,9 +117,8 @@ def _local_models(config: ExecutionConfig | None) -> dict[str, str]:
 
 
 def _self_tests(local: dict[str, str]) -> Iterator[Check]:
-    """The self-test of each GGUF file the workspace runs, else of SmolLM2 if installed; a failure is a
-    FAIL when the workspace uses `local:` models, else a WARN.
-    """
+    """The self-test of each GGUF file the workspace runs, else of SmolLM2 if installed; a failure is a FAIL
+    when the workspace uses `local:` models, else a WARN."""
     if _version("llama-cpp-python") is None:
         return
     targets = {path: model for model, path in local.items() if path}

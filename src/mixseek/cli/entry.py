@@ -43,13 +43,11 @@ def main() -> NoReturn:
 
 
 def leave(code: object) -> NoReturn:
-    """Exit with `code` (as `SystemExit(code)` would), without re-raising a handled interrupt.
-
-    A process that started Temporal's runtime skips finalization once its output is flushed: the
-    runtime's threads may call into Python while it shuts down and abort it (temporalio/sdk-python#300).
-    Any other ends normally less the last cyclic garbage collections, which would walk every object
-    the imports made (40,000 for `runs list`) for longer than a quick command's own work.
-    """
+    """Exit with `code` (as `SystemExit(code)` would), without re-raising a handled interrupt. A process that
+    started Temporal's runtime skips finalization once its output is flushed: the runtime's threads may call
+    into Python while it shuts down and abort it (temporalio/sdk-python#300). Any other ends normally less the
+    last cyclic garbage collections, which would walk every object the imports made (40,000 for `runs list`)
+    for longer than a quick command's own work."""
     forget_handled_interrupts()
     runtime = sys.modules.get("mixseek.orchestrator.temporal.sdk_runtime")
     if runtime is None or not runtime.started():

@@ -30,10 +30,8 @@ DEFAULT_SOURCE = "default"
 
 class MixseekSettings(BaseModel):
     """Base for settings read from a TOML section and overridable by `env_prefix` + field name (any case).
-
-    Constructor arguments beat the environment; `validate_data` lays the environment over a file's
-    values before they are passed in, so for files the environment wins.
-    """
+    Constructor arguments beat the environment; `validate_data` lays the environment over a file's values
+    before they are passed in, so for files the environment wins."""
 
     model_config = ConfigDict(extra="forbid", validate_default=True)
 
@@ -103,10 +101,8 @@ def relative_path(base_file: Path, ref: str) -> Path:
 
 
 def env_values(model: type[BaseModel]) -> dict[str, Any]:
-    """The values the environment supplies for a settings model (tables and lists as JSON).
-
-    Invalid JSON where a table or list is expected is a ConfigError naming the variable.
-    """
+    """The values the environment supplies for a settings model (tables and lists as JSON). Invalid JSON where
+    a table or list is expected is a ConfigError naming the variable."""
     if not issubclass(model, MixseekSettings) or not _reads_environment(model):
         return {}
     from pydantic_settings import EnvSettingsSource, SettingsError

@@ -13,9 +13,8 @@ TOO_DEEP = f"nested too deeply (more than {MAX_DEPTH} levels of tables and array
 
 
 def too_deep(data: Any) -> bool:
-    """Whether tables (dicts) and arrays (lists) in `data` nest more than `MAX_DEPTH` levels below it.
-
-    Walked with a stack, not by recursion, so that any depth is measured."""
+    """Whether tables (dicts) and arrays (lists) in `data` nest more than `MAX_DEPTH` levels below it. Walked
+    with a stack, not by recursion, so that any depth is measured."""
     stack: list[tuple[Any, int]] = [(data, 0)]
     while stack:
         value, depth = stack.pop()

@@ -45,9 +45,8 @@ _LOADING_NODES: dict[type[nodes.Node], str] = {
 
 
 class PromptTemplateError(TemplateError, InputError):
-    """A prompt template is malformed, uses a variable it may not, or failed to render; the message names
-    the template, its source (file, "env VAR" or "default"), the line and the problem.
-    """
+    """A prompt template is malformed, uses a variable it may not, or failed to render; the message names the
+    template, its source (file, "env VAR" or "default"), the line and the problem."""
 
     def __init__(
         self,
@@ -144,11 +143,9 @@ class PromptTemplate:
 
 @functools.lru_cache(maxsize=64)
 def compile_prompt_template(name: str, text: str, source: str = "default") -> PromptTemplate:
-    """Check and compile the template `name` from `text` (cached by name, text and source).
-
-    Raises `PromptTemplateError` (syntax, a variable not allowed, include-like tags) or `ValueError`
-    for an unknown `name`.
-    """
+    """Check and compile the template `name` from `text` (cached by name, text and source). Raises
+    `PromptTemplateError` (syntax, a variable not allowed, include-like tags) or `ValueError` for an unknown
+    `name`."""
     if name not in TEMPLATE_VARIABLES:
         expected = ", ".join(TEMPLATE_VARIABLES)
         raise ValueError(f"unknown prompt template {name!r} (expected one of: {expected})")

@@ -19,10 +19,8 @@ INVALID_TZ_MESSAGE: Final = (
 
 
 def timezone_from_env() -> tzinfo:
-    """The time zone named by $TZ: unset or empty (as POSIX does) → UTC; a leading ":" is accepted.
-
-    Anything that is not an IANA zone name raises `ValueError`.
-    """
+    """The time zone named by $TZ: unset or empty (as POSIX does) → UTC; a leading ":" is accepted. Anything
+    that is not an IANA zone name raises `ValueError`."""
     value = os.environ.get(TZ_ENV_VAR)
     if value is None or value == "":
         return UTC

@@ -94,9 +94,8 @@ class AgentExecutorConfig(MemberAgentConfig):
 
 
 class FunctionExecutorConfig(BaseModel):
-    """An executor that is a Python function, sync (run in a thread) or async: it receives the step's
-    input document and returns text (anything else is written as JSON).
-    """
+    """An executor that is a Python function, sync (run in a thread) or async: it receives the step's input
+    document and returns text (anything else is written as JSON)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -88,9 +88,8 @@ class Evaluator:
     async def evaluate(
         self, user_prompt: str, submission: str, *, reference: str | None = None
     ) -> EvaluationResult:
-        """Every metric's score and their weighted mean; the first metric failure fails it all.
-
-        `reference` (the execution's reference answer) goes to the `ReferenceMetric`s alone."""
+        """Every metric's score and their weighted mean; the first metric failure fails it all. `reference`
+        (the execution's reference answer) goes to the `ReferenceMetric`s alone."""
         prompt = self.render_prompt(user_prompt, submission)
         with telemetry.span("mixseek.evaluation", metrics=len(self.metrics)) as span:
             try:

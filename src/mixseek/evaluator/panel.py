@@ -57,11 +57,8 @@ Score = Callable[[], Awaitable[tuple[float, str, RunUsage]]]
 
 
 async def ask_panel(judges: Sequence[tuple[str, Score]]) -> list[JudgeVerdict]:
-    """Every judge's verdict, asked concurrently, in the judges' order.
-
-    A judge's failure is its verdict's `error`; a `UsageLimitExceeded` is the execution's, so it
-    cancels the others and is raised.
-    """
+    """Every judge's verdict, asked concurrently, in the judges' order. A judge's failure is its verdict's
+    `error`; a `UsageLimitExceeded` is the execution's, so it cancels the others and is raised."""
 
     async def one(model: str, score: Score) -> JudgeVerdict:
         try:

@@ -30,10 +30,9 @@ _SUGGESTABLE = frozenset({*CREDENTIAL_RULES, *PROVIDER_ALIASES, "bedrock", "goog
 
 
 def install_command(provider: str, error: ImportError) -> str:
-    """The pip command that installs what `provider` is missing.
-
-    Named by pydantic-ai-slim's extra, not mixseek's: `pip install 'mixseek[openai]'` fails for
-    someone who installed mixseek from a clone, while this works however mixseek was installed."""
+    """The pip command that installs what `provider` is missing. Named by pydantic-ai-slim's extra, not
+    mixseek's: `pip install 'mixseek[openai]'` fails for someone who installed mixseek from a clone, while
+    this works however mixseek was installed."""
     match = _SLIM_GROUP_RE.search(str(error))
     group = _SDK_GROUPS.get(provider) or (match.group(1) if match else None)
     if group:

@@ -38,9 +38,7 @@ _SET_ENV_VAR_RE = re.compile(r"Set the `([A-Z][A-Z0-9_]*)` environment variable"
 
 def create_model(model: str | Model, *, role: str) -> Model:
     """Build the pydantic-ai model named by `model` for `role` (as "leader of team 'alpha'", for errors).
-
-    Raises `MissingCredentialsError` for an unset credential variable, else `InputError`.
-    """
+    Raises `MissingCredentialsError` for an unset credential variable, else `InputError`."""
     if isinstance(model, Model):
         return apply_wrappers(RedactingModel(SingleAttemptModel(model)), model_label(model), role)
     return apply_wrappers(_build_model(model, role), model, role)

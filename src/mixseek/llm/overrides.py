@@ -38,11 +38,9 @@ def _layer(models: ModelOverride) -> _Layer:
 
 @contextmanager
 def override_models(models: ModelOverride) -> Iterator[None]:
-    """Make `create_model` return the given models for the given strings inside the block.
-
-    `models` maps exact strings to models, or is a callable returning a model or None (fall through).
-    Overridden strings skip the credential check.
-    """
+    """Make `create_model` return the given models for the given strings inside the block. `models` maps exact
+    strings to models, or is a callable returning a model or None (fall through). Overridden strings skip the
+    credential check."""
     layer = _layer(models)
     token = _active.set((*_active.get(), layer))
     try:

@@ -24,10 +24,9 @@ def redact_response(response: ModelResponse, redactor: Redactor) -> ModelRespons
 
 
 class RedactingModel(WrapperModel):
-    """Redacts known credentials from each answer of the wrapped model.
-
-    Streamed requests pass through unredacted: mixseek does not stream, and the store, the logs
-    and the terminal still redact what reaches them."""
+    """Redacts known credentials from each answer of the wrapped model. Streamed requests pass through
+    unredacted: mixseek does not stream, and the store, the logs and the terminal still redact what reaches
+    them."""
 
     async def request(
         self,

@@ -49,10 +49,8 @@ def register_model_provider(
     check: ModelCheck | None = None,
     replace: bool = False,
 ) -> None:
-    """Route `create_model("<prefix>:<rest>")` to `factory("<rest>")`.
-
-    Raises `ValueError` if `prefix` is already registered, unless `replace=True`.
-    """
+    """Route `create_model("<prefix>:<rest>")` to `factory("<rest>")`. Raises `ValueError` if `prefix` is
+    already registered, unless `replace=True`."""
     _validate_prefix(prefix)
     with _lock:
         if prefix in _providers and not replace:

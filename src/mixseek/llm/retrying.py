@@ -86,11 +86,9 @@ def is_transient(exc: BaseException) -> bool:
 
 
 class WaitRetryAfter(wait_base):
-    """Retry-After when given (capped at `max_delay`), else backoff with "equal jitter".
-
-    The k-th retry waits between c/2 and c, c = min(max_delay, base_delay × 2^(k-1)): the fixed half
-    spares a struggling provider, the random half spreads retries of teams that failed together.
-    """
+    """Retry-After when given (capped at `max_delay`), else backoff with "equal jitter". The k-th retry waits
+    between c/2 and c, c = min(max_delay, base_delay × 2^(k-1)): the fixed half spares a struggling provider,
+    the random half spreads retries of teams that failed together."""
 
     def __init__(self, timing: RetryTiming) -> None:
         self.max_delay = timing.max_delay
@@ -189,11 +187,9 @@ def _one_attempt(model: Model, settings: ModelSettings | None) -> ModelSettings 
 
 
 class SingleAttemptModel(WrapperModel):
-    """A provider model whose SDK makes exactly one HTTP attempt per request (`max_retries` = 0).
-
-    SDK retries beneath `RetryingModel` would be invisible to the rate limiter, the `max_requests`
-    budget and `Retry-After` handling.
-    """
+    """A provider model whose SDK makes exactly one HTTP attempt per request (`max_retries` = 0). SDK retries
+    beneath `RetryingModel` would be invisible to the rate limiter, the `max_requests` budget and
+    `Retry-After` handling."""
 
     async def request(
         self,

@@ -18,10 +18,8 @@ def build_model_settings(
     max_retries: int | None = None,
 ) -> ModelSettings:
     """pydantic-ai `ModelSettings` of the values that are set, so each model keeps its own defaults.
-
-    `timeout_seconds` becomes `timeout` (one HTTP request) and `max_retries` the SDK's retry count
-    (0 for the models `create_model` builds: mixseek retries itself).
-    """
+    `timeout_seconds` becomes `timeout` (one HTTP request) and `max_retries` the SDK's retry count (0 for the
+    models `create_model` builds: mixseek retries itself)."""
     settings = ModelSettings()
     if temperature is not None:
         settings["temperature"] = temperature

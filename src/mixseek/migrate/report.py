@@ -19,10 +19,8 @@ class Note:
 
 @dataclass
 class Report:
-    """Collected while converting; printed by `mixseek migrate` after it has written everything.
-
-    `dropped`: what the new workspace lacks; `changed`: what it has under another name or meaning.
-    """
+    """Collected while converting; printed by `mixseek migrate` after it has written everything. `dropped`:
+    what the new workspace lacks; `changed`: what it has under another name or meaning."""
 
     dropped: list[Note] = field(default_factory=list)
     changed: list[Note] = field(default_factory=list)

@@ -23,12 +23,10 @@ from mixseek.prompt_builder.texts import prompt_texts
 
 class UserPromptBuilder:
     """Builds prompts from the workspace's `[prompt_builder]` templates, compiled once in the constructor.
-
-    Every variable is always defined: `submission_history` (its empty-case text if none),
-    `ranking_table` ("" without a ranking, and in a round-1 team prompt, where the round barrier
-    leaves nothing ranked) and `team_position_message` ("" if unranked). A ranking given in the
-    context wins over any store, and the context's store over the builder's: the more specific choice.
-    """
+    Every variable is always defined: `submission_history` (its empty-case text if none), `ranking_table` (""
+    without a ranking, and in a round-1 team prompt, where the round barrier leaves nothing ranked) and
+    `team_position_message` ("" if unranked). A ranking given in the context wins over any store, and the
+    context's store over the builder's: the more specific choice."""
 
     def __init__(
         self,
@@ -37,10 +35,8 @@ class UserPromptBuilder:
         *,
         settings: Loaded[PromptBuilderSettings] | None = None,
     ) -> None:
-        """Load settings (unless an execution gives its loaded ones) and compile the templates.
-
-        Raises `FileNotFoundError` (no workspace), `ConfigError` or `PromptTemplateError`.
-        """
+        """Load settings (unless an execution gives its loaded ones) and compile the templates. Raises
+        `FileNotFoundError` (no workspace), `ConfigError` or `PromptTemplateError`."""
         workspace = Path(workspace)
         if not workspace.is_dir():
             raise FileNotFoundError(f"workspace directory does not exist: {workspace}")

@@ -47,9 +47,8 @@ PANEL_KEYS = ("judges", "aggregate")
 
 
 def _shown_details(details: Mapping[str, Any]) -> dict[str, Any]:
-    """score_details as the history shows them: a panel metric by its aggregate score and comment (which
-    holds each judge's reason), without the per-judge entries.
-    """
+    """score_details as the history shows them: a panel metric by its aggregate score and comment (which holds
+    each judge's reason), without the per-judge entries."""
     return {
         name: (
             {k: v for k, v in value.items() if k not in PANEL_KEYS}
@@ -78,10 +77,8 @@ def format_submission_history(
     language: PromptLanguage = "ja",
 ) -> str:
     """The team's past rounds, one block per round, separated by a blank line (or the empty-case text).
-
-    `max_items` keeps the last N rounds and `preview_chars` cuts each submission, both saying what was
-    left out; `language` is that of the fixed texts.
-    """
+    `max_items` keeps the last N rounds and `preview_chars` cuts each submission, both saying what was left
+    out; `language` is that of the fixed texts."""
     _check_limit("max_items", max_items)
     _check_limit("preview_chars", preview_chars)
     texts = prompt_texts(language)
@@ -123,11 +120,9 @@ def format_ranking_table(
     language: PromptLanguage = "ja",
 ) -> str:
     """The leaderboard as one line per team, the caller's own (`team_id`) in bold, or the empty-case text.
-
-    `ranking` entries have the `RANKING_KEYS`, best first; `team_name` is unused (lines show the name
-    in the ranking). `max_teams` shows the top N plus the caller's line, marking teams left out.
-    Raises `ValueError` for an entry missing a key or `max_teams` < 1.
-    """
+    `ranking` entries have the `RANKING_KEYS`, best first; `team_name` is unused (lines show the name in the
+    ranking). `max_teams` shows the top N plus the caller's line, marking teams left out. Raises `ValueError`
+    for an entry missing a key or `max_teams` < 1."""
     _check_limit("max_teams", max_teams)
     texts = prompt_texts(language)
     if not ranking:
@@ -171,10 +166,8 @@ def generate_position_message(position: int, total_teams: int, *, language: Prom
 
 
 def get_current_datetime_with_timezone(*, now: datetime | None = None) -> str:
-    """The current time in $TZ as ISO 8601 with offset and microseconds always (a steady format).
-
-    `now` (an aware datetime) replaces the clock, for tests; a bad $TZ raises `ValueError`.
-    """
+    """The current time in $TZ as ISO 8601 with offset and microseconds always (a steady format). `now` (an
+    aware datetime) replaces the clock, for tests; a bad $TZ raises `ValueError`."""
     tz = timezone_from_env()
     moment = datetime.now(tz) if now is None else now.astimezone(tz)
     return moment.isoformat(timespec="microseconds")

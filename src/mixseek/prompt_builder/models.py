@@ -12,20 +12,16 @@ from mixseek.round_state import RoundState
 
 @runtime_checkable
 class LeaderBoardSource(Protocol):
-    """Anything that gives an execution's current leaderboard (entries of `RANKING_KEYS`, best first),
-    such as `AggregationStore`.
-    """
+    """Anything that gives an execution's current leaderboard (entries of `RANKING_KEYS`, best first), such as
+    `AggregationStore`."""
 
     async def get_leader_board_ranking(self, execution_id: str) -> Sequence[Mapping[str, Any]]: ...
 
 
 class RoundPromptContext(BaseModel):
-    """What a team prompt (or a judgment prompt) is built from.
-
-    `round_number` is the round about to run (team prompt) or just finished (judgment prompt, its
-    `round_history` including it). `ranking`, when given, is used as is; else `store` supplies it,
-    ahead of the builder's own store.
-    """
+    """What a team prompt (or a judgment prompt) is built from. `round_number` is the round about to run (team
+    prompt) or just finished (judgment prompt, its `round_history` including it). `ranking`, when given, is
+    used as is; else `store` supplies it, ahead of the builder's own store."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 

@@ -56,9 +56,8 @@ def _n(value: float) -> str:
 
 
 def _series(view: ExecutionView) -> list[_Series]:
-    """Every team of the view, best first, with its scored rounds; colours follow team ids, so lines
-    keep theirs while a live leaderboard reorders.
-    """
+    """Every team of the view, best first, with its scored rounds; colours follow team ids, so lines keep
+    theirs while a live leaderboard reorders."""
     style = {team_id: i for i, team_id in enumerate(sorted(t.team_id for t in view.teams))}
     return [
         _Series(

@@ -109,9 +109,8 @@ class Failure:
 
 
 def failures(view: ExecutionView) -> list[Failure]:
-    """Failed teams, failed or timed-out rounds and failed member answers, with their messages.
-
-    A team that failed because a round did is listed once, at that round."""
+    """Failed teams, failed or timed-out rounds and failed member answers, with their messages. A team that
+    failed because a round did is listed once, at that round."""
     found: list[Failure] = []
     for team in view.teams:
         if team.error and all(r.error != team.error for r in team.rounds):

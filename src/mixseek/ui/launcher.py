@@ -115,10 +115,8 @@ StopOutcome = Literal["sent", "elsewhere"] | NotTheOwner
 
 def interrupt_owner(owner: ExecutionLease) -> StopOutcome:
     """Send SIGINT to the process that runs an execution, wherever it was started, so it ends interrupted.
-
-    Only a process of this host matching the lease (pid, start time, command line) is signalled;
-    otherwise the outcome says why none was.
-    """
+    Only a process of this host matching the lease (pid, start time, command line) is signalled; otherwise the
+    outcome says why none was."""
     if owner.host != this_host():
         return "elsewhere"
     process = owner_process(owner.pid, owner.process_started, owner.command_sha256)
@@ -143,9 +141,8 @@ class LaunchState:
 
 
 def launch_state(workspace: Workspace, execution_id: str) -> LaunchState | None:
-    """The state of the process started for `execution_id`; None if the dashboard started none (a log
-    without a running process tells of one that ended).
-    """
+    """The state of the process started for `execution_id`; None if the dashboard started none (a log without
+    a running process tells of one that ended)."""
     if not is_valid_execution_id(execution_id):
         return None
     log = log_path(workspace, execution_id)

@@ -219,11 +219,9 @@ def _reap() -> None:
 
 
 def kill_descendants() -> None:
-    """SIGKILL everything below this process, until nothing is left.
-
-    Processes whose parent dies are re-parented to this subreaper, so each round finds the ones
-    the previous round orphaned; the process limit bounds how many a fork bomb can add meanwhile.
-    """
+    """SIGKILL everything below this process, until nothing is left. Processes whose parent dies are
+    re-parented to this subreaper, so each round finds the ones the previous round orphaned; the process limit
+    bounds how many a fork bomb can add meanwhile."""
     me = os.getpid()
     for _ in range(_CLEANUP_ROUNDS):
         victims = _descendants(me)

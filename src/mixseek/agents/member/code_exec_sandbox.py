@@ -79,10 +79,8 @@ def find_bwrap() -> str | None:
 
 @functools.cache
 def python_layout(executable: str) -> PythonLayout:
-    """The interpreter's executable and prefixes (a venv's and its base's), asked once per interpreter.
-
-    Real paths are bound too, so that a venv's symlink to its base resolves inside the sandbox.
-    """
+    """The interpreter's executable and prefixes (a venv's and its base's), asked once per interpreter. Real
+    paths are bound too, so that a venv's symlink to its base resolves inside the sandbox."""
     done = subprocess.run(
         [executable, "-I", "-c", _LAYOUT_CODE],
         capture_output=True,
@@ -141,10 +139,8 @@ def bwrap_command(
     userns_fds: tuple[int, int] | None,
     inner: list[str],
 ) -> list[str]:
-    """The full ``bwrap`` argv that runs ``inner``; ``script_fd`` becomes ``/sandbox/main.py``.
-
-    ``userns_fds`` = (block fd, info fd) when the parent writes the id maps (as root).
-    """
+    """The full ``bwrap`` argv that runs ``inner``; ``script_fd`` becomes ``/sandbox/main.py``. ``userns_fds``
+    = (block fd, info fd) when the parent writes the id maps (as root)."""
     argv = [bwrap, *_namespace_args(userns_fds)]
     for name, value in environment.items():
         argv += ["--setenv", name, value]

@@ -52,11 +52,9 @@ class _Layer(Protocol):
 
 
 class _ZlibLayer:
-    """gzip or deflate: zlib's `max_length` bounds each call, `unconsumed_tail` keeps the rest.
-
-    The first two bytes choose zlib or raw deflate; each further gzip member gets a new decompressor,
-    and anything else after the end is ignored, as httpx and browsers do.
-    """
+    """gzip or deflate: zlib's `max_length` bounds each call, `unconsumed_tail` keeps the rest. The first two
+    bytes choose zlib or raw deflate; each further gzip member gets a new decompressor, and anything else
+    after the end is ignored, as httpx and browsers do."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -125,10 +123,8 @@ def _is_zlib_header(data: bytes) -> bool:
 
 
 class _BrotliLayer:
-    """br through a `brotli.Decompressor` with `output_buffer_limit` (brotli >= 1.2).
-
-    It keeps unused input, so it is asked again (with no input) until a call produces nothing.
-    """
+    """br through a `brotli.Decompressor` with `output_buffer_limit` (brotli >= 1.2). It keeps unused input,
+    so it is asked again (with no input) until a call produces nothing."""
 
     def __init__(self, decompressor: Any) -> None:
         self.name = "br"

@@ -38,14 +38,11 @@ class MetricOutcome:
 
 
 class Metric(ABC):
-    """Scores a submission 0–100.
-
-    `score` gets the task, the submission and the rendered evaluator prompt — never the
-    execution's reference answer, so that existing metrics keep their signature. A metric that
-    compares with the reference answer (`mixseek exec --reference`, `Mixseek.run(..., reference=)`)
-    subclasses `ReferenceMetric` (`mixseek.evaluator.metrics.reference`): its `score` also takes
-    the keyword `reference`, and an execution without a reference is refused at its start.
-    """
+    """Scores a submission 0–100. `score` gets the task, the submission and the rendered evaluator prompt —
+    never the execution's reference answer, so that existing metrics keep their signature. A metric that
+    compares with the reference answer (`mixseek exec --reference`, `Mixseek.run(..., reference=)`) subclasses
+    `ReferenceMetric` (`mixseek.evaluator.metrics.reference`): its `score` also takes the keyword `reference`,
+    and an execution without a reference is refused at its start."""
 
     def __init__(self, config: MetricConfig, settings: EvaluatorSettings) -> None:
         self.config = config

@@ -51,11 +51,9 @@ _TEXT_TOKENS_CACHE_SIZE = 256
 
 
 def default_threads() -> int:
-    """llama.cpp threads by default: the usable CPUs less one (at least one).
-
-    llama.cpp's threads busy-wait: leaving a core to the event loop, DuckDB and HTTP was several times
-    faster on a loaded 2-CPU machine (bench/local_model.py).
-    """
+    """llama.cpp threads by default: the usable CPUs less one (at least one). llama.cpp's threads busy-wait:
+    leaving a core to the event loop, DuckDB and HTTP was several times faster on a loaded 2-CPU machine
+    (bench/local_model.py)."""
     try:
         available = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -190,10 +188,8 @@ class LlamaEngine:
         )
 
     async def run(self, job: Callable[[Any, threading.Event], T]) -> T:
-        """`job(llama, cancelled)` in the worker thread, under the inference lock.
-
-        Cancelling the awaiting task removes a queued job, or sets `cancelled` for a running one.
-        """
+        """`job(llama, cancelled)` in the worker thread, under the inference lock. Cancelling the awaiting
+        task removes a queued job, or sets `cancelled` for a running one."""
         cancelled = threading.Event()
         future = self._executor.submit(self._run_job, job, cancelled)
         try:
@@ -316,10 +312,8 @@ class LlamaEngine:
         return piece
 
     def compile_grammar(self, llama: Any, schema: JsonSchema) -> str | None:
-        """The GBNF grammar of `schema`, or None (free generation) if llama.cpp would refuse it.
-
-        A grammar llama.cpp cannot parse crashes the process when sampling, so each is parsed alone first.
-        """
+        """The GBNF grammar of `schema`, or None (free generation) if llama.cpp would refuse it. A grammar
+        llama.cpp cannot parse crashes the process when sampling, so each is parsed alone first."""
         import llama_cpp
 
         try:
@@ -368,8 +362,7 @@ class _TokenClock:
 
 def _prefix_state_cache(capacity_bytes: int) -> Any:
     """llama-cpp-python's RAM cache of model states, so a request only evaluates what follows its longest
-    common prefix with a recent one; states hold no logits, so the capacity counts the KV data.
-    """
+    common prefix with a recent one; states hold no logits, so the capacity counts the KV data."""
     from llama_cpp.llama_cache import LlamaRAMCache
 
     return LlamaRAMCache(capacity_bytes=capacity_bytes)
@@ -404,11 +397,9 @@ def get_engine(
     n_threads: int | None = None,
     prompt_cache_bytes: int = DEFAULT_PROMPT_CACHE_BYTES,
 ) -> LlamaEngine:
-    """The process-wide engine of the GGUF file at `path`; the first caller's options apply.
-
-    A file's first request in a process runs the build's self-test first, so a llama.cpp build that
-    crashes on this CPU becomes a clear error, not a dead process.
-    """
+    """The process-wide engine of the GGUF file at `path`; the first caller's options apply. A file's first
+    request in a process runs the build's self-test first, so a llama.cpp build that crashes on this CPU
+    becomes a clear error, not a dead process."""
     key = path.resolve()
     verify_local_model(key)
     with _engines_lock:

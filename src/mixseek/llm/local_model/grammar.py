@@ -80,9 +80,8 @@ def bounded_number_rule(node: JsonSchema) -> str | None:
 
 
 def whole_bounds(node: JsonSchema, *, integer: bool) -> tuple[int, int | None, bool] | None:
-    """(lowest, highest or None, highest allowed?) in whole numbers, when spellable: a lower bound >= 0
-    and, for a number, whole bounds and an inclusive lower one.
-    """
+    """(lowest, highest or None, highest allowed?) in whole numbers, when spellable: a lower bound >= 0 and,
+    for a number, whole bounds and an inclusive lower one."""
     lower, lower_exclusive, upper, upper_exclusive = numeric_bounds(node)
     if lower is None or lower < 0:
         return None

@@ -84,12 +84,10 @@ class LlamaCppModel(Model):
         settings: ModelSettings | None = None,
         profile: ModelProfileSpec | None = None,
     ) -> None:
-        """Use the GGUF file at `model_path`, loaded on the first request, once per process.
-
-        `n_ctx`, `n_threads` and `prompt_cache_bytes` apply to the first model of a file; later ones share
-        its engine. Unless `allow_repeated_tool_calls`, a repeated function tool call is replaced by a final
-        answer: small models otherwise repeat a call until the request limit.
-        """
+        """Use the GGUF file at `model_path`, loaded on the first request, once per process. `n_ctx`,
+        `n_threads` and `prompt_cache_bytes` apply to the first model of a file; later ones share its engine.
+        Unless `allow_repeated_tool_calls`, a repeated function tool call is replaced by a final answer: small
+        models otherwise repeat a call until the request limit."""
         if range_policy not in ("clamp", "retry"):
             raise ValueError(f"range_policy must be 'clamp' or 'retry', not {range_policy!r}")
         self._path = Path(model_path).expanduser().resolve()

@@ -198,11 +198,9 @@ class DecodedReply:
 
 
 def decode_reply(plan: ResponsePlan, text: str, *, clamp: bool) -> DecodedReply:
-    """The response parts for generated `text` under `plan`.
-
-    Out-of-range numbers are clamped when `clamp`, else left for pydantic's validation to retry;
-    non-JSON text where JSON was required (no grammar) is passed on for validation to report.
-    """
+    """The response parts for generated `text` under `plan`. Out-of-range numbers are clamped when `clamp`,
+    else left for pydantic's validation to retry; non-JSON text where JSON was required (no grammar) is passed
+    on for validation to report."""
     if plan.mode == "text":
         return DecodedReply(parts=[TextPart(content=text.strip())])
     value, repaired = _parse(text)

@@ -42,8 +42,7 @@ _SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
 
 def inline_refs(schema: JsonSchema) -> JsonSchema:
     """`schema` with every local `$ref` inlined and no `$defs`; keywords next to a `$ref` win, and an
-    unresolvable reference becomes `{}`.
-    """
+    unresolvable reference becomes `{}`."""
     definitions: dict[str, Any] = {}
     for key in ("definitions", "$defs"):
         block = schema.get(key)
@@ -316,9 +315,8 @@ def _open_ended(node: JsonSchema) -> bool:
 
 
 def enforce_numeric_ranges(value: Any, schema: JsonSchema, *, clamp: bool) -> tuple[Any, list[str]]:
-    """The numbers in `value` checked against `schema`'s ranges: the value (clamped when `clamp`) and one
-    note per number out of range, such as `"score: 150 > maximum 100, clamped to 100"`.
-    """
+    """The numbers in `value` checked against `schema`'s ranges: the value (clamped when `clamp`) and one note
+    per number out of range, such as `"score: 150 > maximum 100, clamped to 100"`."""
     notes: list[str] = []
     return _enforce(value, schema, "", clamp, notes), notes
 
