@@ -1,9 +1,6 @@
-"""The `mixseek` command.
-
-Commands load when used: the root group knows how to import each, and Typer converts a command to
-Click's only when it runs or its help shows, so `runs list` loads the `runs` group alone. A command
-lifts `cli.loading_guard` as it begins: Ctrl-C then interrupts it rather than the loading.
-"""
+"""The `mixseek` command. Commands load when used: the root group knows how to import each, and Typer converts
+a command to Click's only when it runs or its help shows, so `runs list` loads the `runs` group alone. A
+command lifts `cli.loading_guard` as it begins: Ctrl-C then interrupts it rather than the loading."""
 
 from __future__ import annotations
 

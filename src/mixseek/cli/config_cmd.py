@@ -1,6 +1,5 @@
-"""`mixseek config init|show|validate`; the config models and checks load inside the commands, since
-every `mixseek` command, `--help` too, imports this module.
-"""
+"""`mixseek config init|show|validate`; the config models and checks load inside the commands, since every
+`mixseek` command, `--help` too, imports this module."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The two consoles every command writes to; lines are never wrapped, so logs and tests see them whole.
-
-rich loads with the first console made, so commands printing only plain lines (`print_line`) stay quick.
-"""
+"""The two consoles every command writes to; lines are never wrapped, so logs and tests see them whole. rich
+loads with the first console made, so commands printing only plain lines (`print_line`) stay quick."""
 
 from __future__ import annotations
 

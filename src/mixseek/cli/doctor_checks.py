@@ -1,6 +1,5 @@
-"""The checks of `mixseek doctor` (`doctor_cmd`), loaded only when it runs: they load the config
-models, the store and the embedded model's self-test.
-"""
+"""The checks of `mixseek doctor` (`doctor_cmd`), loaded only when it runs: they load the config models, the
+store and the embedded model's self-test."""
 
 from __future__ import annotations
 

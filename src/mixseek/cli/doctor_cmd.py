@@ -1,8 +1,6 @@
-"""`mixseek doctor`: what is installed, and whether a workspace can run, one line per check.
-
-Each check reuses the code other commands run, so its verdict is theirs; nothing is written but a
-probe file, no secret printed. The checks load when the command runs.
-"""
+"""`mixseek doctor`: what is installed, and whether a workspace can run, one line per check. Each check reuses
+the code other commands run, so its verdict is theirs; nothing is written but a probe file, no secret printed.
+The checks load when the command runs."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Where the engine's log records go while a command runs executions: `logs/mixseek.log`, redacted.
-
-Without a handler Python's last resort prints a failed round's chained tracebacks (a provider's
-echoed key included) on stderr; `--verbose` shows records there too, redacted and cleaned.
-"""
+"""Where the engine's log records go while a command runs executions: `logs/mixseek.log`, redacted. Without a
+handler Python's last resort prints a failed round's chained tracebacks (a provider's echoed key included) on
+stderr; `--verbose` shows records there too, redacted and cleaned."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The `mixseek` program: Ctrl-C at any moment ends it with exit code 130 and one line on stderr.
-
-Its first statement installs `cli.loading_guard`, before anything else loads; once a command
-begins, `cli.interrupts.run_guarded` turns its interrupt into the same kind of line.
-"""
+"""The `mixseek` program: Ctrl-C at any moment ends it with exit code 130 and one line on stderr. Its first
+statement installs `cli.loading_guard`, before anything else loads; once a command begins,
+`cli.interrupts.run_guarded` turns its interrupt into the same kind of line."""
 
 from mixseek.cli.loading_guard import install
 

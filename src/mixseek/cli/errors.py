@@ -1,9 +1,7 @@
-"""Turning failures into one line on stderr and an exit code, never a traceback.
-
-The exit code is decided here, once, by whose fault it is (`mixseek.errors`): input the user can
-fix (an `InputError`, a template, an argument pydantic-ai refuses, an `OSError` naming a file) or a
-failure at run time; the README's contract gives both exit code 2.
-"""
+"""Turning failures into one line on stderr and an exit code, never a traceback. The exit code is decided
+here, once, by whose fault it is (`mixseek.errors`): input the user can fix (an `InputError`, a template, an
+argument pydantic-ai refuses, an `OSError` naming a file) or a failure at run time; the README's contract
+gives both exit code 2."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
-"""Ctrl-C while `mixseek` loads: exit 130 at once, with `interrupted: no execution was started`.
-
-Until a command begins nothing has been opened or written, so the process may leave from the signal
-handler: a `KeyboardInterrupt` would land in whichever library is importing, which may print,
-swallow or wrap it. A command lifts the guard as it begins (`lift`). Only `os` and `_signal` are
-imported (already loaded): `signal` would load `enum`, lengthening the unguarded start, and
-`from __future__ import annotations` imports `__future__`.
-"""
+"""Ctrl-C while `mixseek` loads: exit 130 at once, with `interrupted: no execution was started`. Until a
+command begins nothing has been opened or written, so the process may leave from the signal handler: a
+`KeyboardInterrupt` would land in whichever library is importing, which may print, swallow or wrap it. A
+command lifts the guard as it begins (`lift`). Only `os` and `_signal` are imported (already loaded): `signal`
+would load `enum`, lengthening the unguarded start, and `from __future__ import annotations` imports
+`__future__`."""
 
 import _signal  # type: ignore[import-not-found]  # typeshed has no stub for the C module
 import os

@@ -1,8 +1,6 @@
-"""`mixseek exec --otel off|console|otlp|logfire`: where an execution's OpenTelemetry spans go.
-
-The flag wins over `[orchestrator] telemetry`; either is switched on before anything runs, so a
-missing package is one line and exit 2. OpenTelemetry loads only then.
-"""
+"""`mixseek exec --otel off|console|otlp|logfire`: where an execution's OpenTelemetry spans go. The flag wins
+over `[orchestrator] telemetry`; either is switched on before anything runs, so a missing package is one line
+and exit 2. OpenTelemetry loads only then."""
 
 from __future__ import annotations
 

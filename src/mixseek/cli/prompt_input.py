@@ -1,6 +1,5 @@
 """PROMPT and SUBMISSION as an argument or, since a megabyte does not fit on a command line, from
-`--prompt-file PATH` (`-` for stdin).
-"""
+`--prompt-file PATH` (`-` for stdin)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Shared pieces of command output: output-format checks, usage rows, JSON printing; quick commands
-import it too, so nothing here loads pydantic-ai until a model run's usage is shown.
-"""
+"""Shared pieces of command output: output-format checks, usage rows, JSON printing; quick commands import it
+too, so nothing here loads pydantic-ai until a model run's usage is shown."""
 
 from __future__ import annotations
 

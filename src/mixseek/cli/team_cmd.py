@@ -1,6 +1,5 @@
-"""`mixseek team` and `mixseek member`: run one team or one member on a prompt, once; the agents load
-inside the commands, since every `mixseek` command, `--help` too, imports this module.
-"""
+"""`mixseek team` and `mixseek member`: run one team or one member on a prompt, once; the agents load inside
+the commands, since every `mixseek` command, `--help` too, imports this module."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Plain-text layout shared by `runs list`, `runs show` and the Markdown export (aligned columns,
-times, scores, the `runs list` table), apart from `runs_text` so that listing loads less.
-"""
+"""Plain-text layout shared by `runs list`, `runs show` and the Markdown export (aligned columns, times,
+scores, the `runs list` table), apart from `runs_text` so that listing loads less."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""`mixseek ui`: serve the dashboard of a workspace (needs the `mixseek[ui]` extra).
-
-A bind other than 127.0.0.1 reaches other machines, so it needs a token of at least 16 characters.
-The socket is bound before the server starts, so a port in use is one line, not a log.
-"""
+"""`mixseek ui`: serve the dashboard of a workspace (needs the `mixseek[ui]` extra). A bind other than
+127.0.0.1 reaches other machines, so it needs a token of at least 16 characters. The socket is bound before
+the server starts, so a port in use is one line, not a log."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""A command's arguments must be UTF-8 text: one that is not is refused with one line naming it.
-
-Python reads a non-UTF-8 byte as a lone surrogate, which the store, logs, files and terminal cannot
-encode. Paths too: Linux allows any byte, but mixseek keeps paths in UTF-8 stores, logs and exports.
-"""
+"""A command's arguments must be UTF-8 text: one that is not is refused with one line naming it. Python reads
+a non-UTF-8 byte as a lone surrogate, which the store, logs, files and terminal cannot encode. Paths too:
+Linux allows any byte, but mixseek keeps paths in UTF-8 stores, logs and exports."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Leader and member settings as written in a team TOML file.
-
-In the config layer so that loading a file imports no agent code; member types and options models
-come from `mixseek.config.registries`, which imports a plugin class only when a file names it.
-"""
+"""Leader and member settings as written in a team TOML file. In the config layer so that loading a file
+imports no agent code; member types and options models come from `mixseek.config.registries`, which imports a
+plugin class only when a file names it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Which `[[evaluator.metrics]]` keys each deterministic metric takes, checked when the file loads.
-
-Deterministic metrics call no model, so model keys mean nothing to them, nor their keys to the
-others: a key given to the wrong metric is refused, not ignored. A `class_path` metric takes any.
-"""
+Deterministic metrics call no model, so model keys mean nothing to them, nor their keys to the others: a key
+given to the wrong metric is refused, not ignored. A `class_path` metric takes any."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""`ModelRef`: the type of every `model` setting — a model string, or in code a pydantic-ai `Model`.
-
-A `Model` object is used as it is and dumped as its label (`mixseek.llm.model_objects`). pydantic-ai
-is imported only for a non-string value, so that loading config files stays cheap.
-"""
+"""`ModelRef`: the type of every `model` setting — a model string, or in code a pydantic-ai `Model`. A `Model`
+object is used as it is and dumped as its label (`mixseek.llm.model_objects`). pydantic-ai is imported only
+for a non-string value, so that loading config files stays cheap."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""How deep the tables and arrays of a config file may nest.
-
-The TOML parser and the code reading a parsed file recurse per level (`RecursionError` a few hundred
-down); a file nested deeper than `MAX_DEPTH` is refused with the same line at any depth.
-"""
+"""How deep the tables and arrays of a config file may nest. The TOML parser and the code reading a parsed
+file recurse per level (`RecursionError` a few hundred down); a file nested deeper than `MAX_DEPTH` is refused
+with the same line at any depth."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Text that came from the operating system: command-line arguments, environment variables, file names.
-
-`surrogateescape` turns non-UTF-8 bytes into lone surrogates no UTF-8 sink can encode: such text is
-refused where it comes in (`not_utf8`), and a name that may hold one is shown `escaped`.
-"""
+`surrogateescape` turns non-UTF-8 bytes into lone surrogates no UTF-8 sink can encode: such text is refused
+where it comes in (`not_utf8`), and a name that may hold one is shown `escaped`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Settings of `configs/pairwise.toml`: the optional final stage ranking the teams' best submissions
-by pairwise comparison (each pair in both orders); its own file for its own judge model.
-"""
+"""Settings of `configs/pairwise.toml`: the optional final stage ranking the teams' best submissions by
+pairwise comparison (each pair in both orders); its own file for its own judge model."""
 
 from __future__ import annotations
 

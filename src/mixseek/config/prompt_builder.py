@@ -1,7 +1,5 @@
-"""`[prompt_builder]` settings: the three templates and the optional history limits.
-
-Environment (`MIXSEEK_TEAM_USER_PROMPT`, ...) > `configs/prompt_builder.toml` (optional) > defaults.
-"""
+"""`[prompt_builder]` settings: the three templates and the optional history limits. Environment
+(`MIXSEEK_TEAM_USER_PROMPT`, ...) > `configs/prompt_builder.toml` (optional) > defaults."""
 
 from __future__ import annotations
 

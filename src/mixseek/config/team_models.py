@@ -1,6 +1,5 @@
-"""Team settings as written in a team TOML file, and the `[workflow]` a team may have instead of a
-leader; in the config layer so that loading a file imports no agent code.
-"""
+"""Team settings as written in a team TOML file, and the `[workflow]` a team may have instead of a leader; in
+the config layer so that loading a file imports no agent code."""
 
 from __future__ import annotations
 

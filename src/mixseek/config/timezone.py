@@ -1,6 +1,5 @@
-"""$TZ, the time zone prompts show the current time in; checked when a configuration loads, so a bad
-value is one line before anything runs.
-"""
+"""$TZ, the time zone prompts show the current time in; checked when a configuration loads, so a bad value is
+one line before anything runs."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""A workflow team's `[workflow]`: steps run in order, the executors of one step concurrently.
-
-An executor is an agent (a member configuration without the tool keys) or a Python function
-(`"module:function"`, `"path/file.py:function"`, or in code the function); the last step's output
-is the team's submission.
-"""
+"""A workflow team's `[workflow]`: steps run in order, the executors of one step concurrently. An executor is
+an agent (a member configuration without the tool keys) or a Python function (`"module:function"`,
+`"path/file.py:function"`, or in code the function); the last step's output is the team's submission."""
 
 from __future__ import annotations
 

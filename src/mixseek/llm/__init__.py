@@ -1,8 +1,6 @@
-"""mixseek.llm: model strings ("provider:model") to pydantic-ai models.
-
-Each name is loaded on first use, so importing this package imports neither pydantic-ai nor a
-provider SDK; checking a model string loads pydantic-ai only to look up its provider.
-"""
+"""mixseek.llm: model strings ("provider:model") to pydantic-ai models. Each name is loaded on first use, so
+importing this package imports neither pydantic-ai nor a provider SDK; checking a model string loads
+pydantic-ai only to look up its provider."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Providers pydantic-ai knows: is the name known, is its SDK installed, how to install it.
-
-Looking a provider up imports its SDK, so that happens only here, when a model is checked or built.
-"""
+"""Providers pydantic-ai knows: is the name known, is its SDK installed, how to install it. Looking a provider
+up imports its SDK, so that happens only here, when a model is checked or built."""
 
 from __future__ import annotations
 

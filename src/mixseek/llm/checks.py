@@ -1,8 +1,6 @@
-"""Checks of a model string that build nothing, for `config validate`, `--dry-run` and `exec`.
-
-pydantic-ai is loaded only to look up a provider, so a workspace of `local:` or overridden models
-is checked quickly; `factory` builds the models these checks pass.
-"""
+"""Checks of a model string that build nothing, for `config validate`, `--dry-run` and `exec`. pydantic-ai is
+loaded only to look up a provider, so a workspace of `local:` or overridden models is checked quickly;
+`factory` builds the models these checks pass."""
 
 from __future__ import annotations
 

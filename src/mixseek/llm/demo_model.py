@@ -1,8 +1,6 @@
-"""The embedded demo model, and the note every surface shows for a run it took part in.
-
-`local:smollm2` (135M) runs the pipeline offline anywhere, but its text and scores say nothing about
-quality, so readers are told so in one line, with the way to real results; other GGUF files get no note.
-"""
+"""The embedded demo model, and the note every surface shows for a run it took part in. `local:smollm2` (135M)
+runs the pipeline offline anywhere, but its text and scores say nothing about quality, so readers are told so
+in one line, with the way to real results; other GGUF files get no note."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Every model call of an execution passes here: shared rate limits, the usage ledger, budgets.
-
-Wrapping the models, not the agents, makes the limits hold for every request of every team; it is
-in `llm/` so that the round controller and the orchestrator both import it downwards.
-"""
+"""Every model call of an execution passes here: shared rate limits, the usage ledger, budgets. Wrapping the
+models, not the agents, makes the limits hold for every request of every team; it is in `llm/` so that the
+round controller and the orchestrator both import it downwards."""
 
 from __future__ import annotations
 

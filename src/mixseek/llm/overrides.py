@@ -1,8 +1,6 @@
-"""`override_models`: substitute models for model strings within a block.
-
-The overrides live in a `ContextVar`, so tasks and `to_thread` workers started inside the block see
-them and concurrent tasks do not. Blocks nest; the innermost one that knows a string wins.
-"""
+"""`override_models`: substitute models for model strings within a block. The overrides live in a
+`ContextVar`, so tasks and `to_thread` workers started inside the block see them and concurrent tasks do not.
+Blocks nest; the innermost one that knows a string wins."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""mixseek's own prompt texts, named for the models that must not answer with them.
-
-A small model copies the instructions around it as its answer; the embedded model finds the system
-prompt and reply format in the request, but template words reach it inside the user's turn, so whoever
-renders templates names them here (`own_texts`) and the model reads `current_own_texts`.
-"""
+"""mixseek's own prompt texts, named for the models that must not answer with them. A small model copies the
+instructions around it as its answer; the embedded model finds the system prompt and reply format in the
+request, but template words reach it inside the user's turn, so whoever renders templates names them here
+(`own_texts`) and the model reads `current_own_texts`."""
 
 from __future__ import annotations
 

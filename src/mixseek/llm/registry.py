@@ -1,9 +1,7 @@
 """Registry of model-string prefixes handled by mixseek or by plugins rather than by pydantic-ai.
-
-`register_model_provider("acme", factory)` makes `create_model("acme:big")` return
-`factory("big")`, ahead of a pydantic-ai provider of that name and without a credential check; an
-optional `check` validates without building. Errors they raise get the model string and role prefixed.
-"""
+`register_model_provider("acme", factory)` makes `create_model("acme:big")` return `factory("big")`, ahead of
+a pydantic-ai provider of that name and without a credential check; an optional `check` validates without
+building. Errors they raise get the model string and role prefixed."""
 
 from __future__ import annotations
 

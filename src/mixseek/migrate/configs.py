@@ -1,11 +1,8 @@
-"""Which new file each source config becomes, and the references between them.
-
-Every file keeps its path, so users find each one where it was; only the main orchestrator file
-(the source's `configs/orchestrator.toml`, else the one with most teams, or `--orchestrator`)
-becomes `configs/orchestrator.toml`, which `mixseek exec` reads by default. References are rewritten
-relative to the naming file. Files are recognised by content (`[orchestrator]`, `[team]`, `[agent]`,
-`[prompt_builder]`, evaluator and judgment keys).
-"""
+"""Which new file each source config becomes, and the references between them. Every file keeps its path, so
+users find each one where it was; only the main orchestrator file (the source's `configs/orchestrator.toml`,
+else the one with most teams, or `--orchestrator`) becomes `configs/orchestrator.toml`, which `mixseek exec`
+reads by default. References are rewritten relative to the naming file. Files are recognised by content
+(`[orchestrator]`, `[team]`, `[agent]`, `[prompt_builder]`, evaluator and judgment keys)."""
 
 from __future__ import annotations
 

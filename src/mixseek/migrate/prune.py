@@ -1,8 +1,6 @@
-"""Dropping converted values that this mixseek refuses, so the new files load.
-
-Such a value (a leader timeout of 5 s) is left out, so the default applies, and reported in
-`config validate`'s words; a required key stays as written and the final check reports it.
-"""
+"""Dropping converted values that this mixseek refuses, so the new files load. Such a value (a leader timeout
+of 5 s) is left out, so the default applies, and reported in `config validate`'s words; a required key stays
+as written and the final check reports it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""Orchestrator, evaluator, judgment and prompt-builder files.
-
-mixseek-core writes evaluator and judgment settings as top-level keys (or `[llm_default]`), names
-the evaluator's model `default_model` and metrics in CamelCase. Its `timeout_per_team_seconds`
-bounded a team's whole run; here it bounds one round and `execution_timeout_seconds` the execution.
-Defaults that differ are written out.
-"""
+"""Orchestrator, evaluator, judgment and prompt-builder files. mixseek-core writes evaluator and judgment
+settings as top-level keys (or `[llm_default]`), names the evaluator's model `default_model` and metrics in
+CamelCase. Its `timeout_per_team_seconds` bounded a team's whole run; here it bounds one round and
+`execution_timeout_seconds` the execution. Defaults that differ are written out."""
 
 from __future__ import annotations
 

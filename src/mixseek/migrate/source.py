@@ -1,8 +1,6 @@
-"""The mixseek-core workspace being migrated: where its files are and how its paths resolve.
-
-mixseek-core resolves relative paths against the workspace, this mixseek against the naming file:
-`resolve` does the former so the converter can write the latter.
-"""
+"""The mixseek-core workspace being migrated: where its files are and how its paths resolve. mixseek-core
+resolves relative paths against the workspace, this mixseek against the naming file: `resolve` does the former
+so the converter can write the latter."""
 
 from __future__ import annotations
 

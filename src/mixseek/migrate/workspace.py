@@ -1,9 +1,7 @@
-"""`mixseek migrate SRC -w DEST`: everything read and converted first, then written.
-
-A damaged source stops the command with DEST unchanged; existing configs in DEST need `force`.
-History is imported one execution per transaction, skipping those already there, so a rerun is
-harmless. Last, DEST is loaded as `config validate` would, listing what still needs a hand.
-"""
+"""`mixseek migrate SRC -w DEST`: everything read and converted first, then written. A damaged source stops
+the command with DEST unchanged; existing configs in DEST need `force`. History is imported one execution per
+transaction, skipping those already there, so a rerun is harmless. Last, DEST is loaded as `config validate`
+would, listing what still needs a hand."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""mixseek.prompt_builder: the prompts teams, the evaluator and the judgment model receive.
-
-Importing this package loads no provider SDK (only jinja2 and pydantic).
-"""
+"""mixseek.prompt_builder: the prompts teams, the evaluator and the judgment model receive. Importing this
+package loads no provider SDK (only jinja2 and pydantic)."""
 
 from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
 from mixseek.config.prompt_defaults import (

@@ -1,10 +1,7 @@
-"""Packaged default templates, the variables each template may use, and fixed texts.
-
-The team template and the empty-case texts are those of seeds 000/001 verbatim;
-the evaluator and judgment defaults follow the style of seed 002's examples.
-The templates and $TZ are checked when the configuration loads, so their
-constants are defined in `mixseek.config` and re-exported here.
-"""
+"""Packaged default templates, the variables each template may use, and fixed texts. The team template and the
+empty-case texts are those of seeds 000/001 verbatim; the evaluator and judgment defaults follow the style of
+seed 002's examples. The templates and $TZ are checked when the configuration loads, so their constants are
+defined in `mixseek.config` and re-exported here."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Turn round history, leaderboard ranking, team position and the clock into prompt text.
-
-The optional limits (`max_items`, `preview_chars`, `max_teams`) are off by default, so the default
-output is the original format exactly.
-"""
+"""Turn round history, leaderboard ranking, team position and the clock into prompt text. The optional limits
+(`max_items`, `preview_chars`, `max_teams`) are off by default, so the default output is the original format
+exactly."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What the round controller, evaluator and judgment client need from a prompt builder, so that
-callers take any object with these methods (`UserPromptBuilder` or a test double).
-"""
+"""What the round controller, evaluator and judgment client need from a prompt builder, so that callers take
+any object with these methods (`UserPromptBuilder` or a test double)."""
 
 from __future__ import annotations
 

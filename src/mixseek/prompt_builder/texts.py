@@ -1,8 +1,6 @@
-"""The fixed texts the prompt builder writes around history and ranking, per prompt language.
-
-English (`en`) says what Japanese (`ja`) says in the same structure, for workspaces whose templates
-are English, so that a prompt does not switch language in the middle.
-"""
+"""The fixed texts the prompt builder writes around history and ranking, per prompt language. English (`en`)
+says what Japanese (`ja`) says in the same structure, for workspaces whose templates are English, so that a
+prompt does not switch language in the middle."""
 
 from __future__ import annotations
 

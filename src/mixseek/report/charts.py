@@ -1,9 +1,6 @@
-"""The score-by-round chart: one inline SVG, the same on the dashboard and in the HTML report.
-
-Inline SVG with presentation attributes, because the report must read without scripts and the
-dashboard's CSP allows no inline script or style. All text is escaped; fixed decimals make the
-same view give the same bytes.
-"""
+"""The score-by-round chart: one inline SVG, the same on the dashboard and in the HTML report. Inline SVG with
+presentation attributes, because the report must read without scripts and the dashboard's CSP allows no inline
+script or style. All text is escaped; fixed decimals make the same view give the same bytes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What an execution page shows, as plain rows (grid, judgments, failures, best rounds), derived
-from the read model only so that every page lays out the same facts.
-"""
+"""What an execution page shows, as plain rows (grid, judgments, failures, best rounds), derived from the read
+model only so that every page lays out the same facts."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""What changed in a team's submission since its previous round, as escaped HTML.
-
-A unified line diff (`difflib`) whose similar changed lines also mark changed words (`<del>`,
-`<ins>`). Rows carry classes only, since the dashboard's CSP forbids inline styles; all text is
-escaped and stripped of control characters.
-"""
+"""What changed in a team's submission since its previous round, as escaped HTML. A unified line diff
+(`difflib`) whose similar changed lines also mark changed words (`<del>`, `<ins>`). Rows carry classes only,
+since the dashboard's CSP forbids inline styles; all text is escaped and stripped of control characters."""
 
 from __future__ import annotations
 

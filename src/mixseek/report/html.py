@@ -1,8 +1,6 @@
-"""One execution as a single self-contained HTML file (`mixseek runs export ID --format html`).
-
-Inline CSS and SVG, no script and no outside reference, so it reads the same offline or mailed; its
-own Content-Security-Policy forbids anything else, should model text ever slip past the escaping.
-"""
+"""One execution as a single self-contained HTML file (`mixseek runs export ID --format html`). Inline CSS and
+SVG, no script and no outside reference, so it reads the same offline or mailed; its own
+Content-Security-Policy forbids anything else, should model text ever slip past the escaping."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The final pairwise ranking as rows: Bradley–Terry log-strengths centred on the mean (0 = average,
-1 = odds of e to 1) with their bootstrap 95% interval.
-"""
+"""The final pairwise ranking as rows: Bradley–Terry log-strengths centred on the mean (0 = average, 1 = odds
+of e to 1) with their bootstrap 95% interval."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""A stored message history (a leader's conversation in one round) as parts a page can show.
-
-Read back with pydantic-ai's `ModelMessagesTypeAdapter`; each part gets a label and a plain-text
-body without control characters (unknown kinds as JSON). A history that cannot be read is shown as
-its raw text rather than failing.
-"""
+"""A stored message history (a leader's conversation in one round) as parts a page can show. Read back with
+pydantic-ai's `ModelMessagesTypeAdapter`; each part gets a label and a plain-text body without control
+characters (unknown kinds as JSON). A history that cannot be read is shown as its raw text rather than
+failing."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""How much a panel of judges agrees: Krippendorff's alpha (interval metric), not an ICC, because a
-failed judge leaves a hole and alpha takes units with any number of ratings.
-"""
+"""How much a panel of judges agrees: Krippendorff's alpha (interval metric), not an ICC, because a failed
+judge leaves a hole and alpha takes units with any number of ratings."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
-"""Start (`GET /new`, `POST /executions`), stop and resume executions from the browser.
-
-Start and resume run `mixseek exec` in a process of its own (`ui.launcher`); stop sends SIGINT to
-the process the execution's lease names, so it ends interrupted and resumable. Stop and resume
-redirect with a `notice` parameter naming what happened (a link cannot make a page show text of
-its own), after waiting briefly for the store to show the change.
-"""
+"""Start (`GET /new`, `POST /executions`), stop and resume executions from the browser. Start and resume run
+`mixseek exec` in a process of its own (`ui.launcher`); stop sends SIGINT to the process the execution's lease
+names, so it ends interrupted and resumable. Stop and resume redirect with a `notice` parameter naming what
+happened (a link cannot make a page show text of its own), after waiting briefly for the store to show the
+change."""
 
 from __future__ import annotations
 

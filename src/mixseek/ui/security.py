@@ -1,12 +1,10 @@
-"""What every dashboard request passes through: its Host, its token, CSRF, and the response headers.
-
-The dashboard shows model text and can start paid executions, so it defends in depth: a strict CSP
-and no-sniff, no-referrer, `no-store` headers; the Host header checked on loopback binds (DNS
-rebinding); a token (`Authorization: Bearer` or `?token=` once, which sets an HttpOnly cookie),
-answered slower the more wrong ones a client sends in a row; and for every request but GET and
-HEAD, a same-origin check plus the cookie's CSRF token in `csrf_token` or `X-CSRF-Token`.
-`Sec-Fetch-Site` is asked first because `no-referrer` makes a browser post `Origin: null`.
-"""
+"""What every dashboard request passes through: its Host, its token, CSRF, and the response headers. The
+dashboard shows model text and can start paid executions, so it defends in depth: a strict CSP and no-sniff,
+no-referrer, `no-store` headers; the Host header checked on loopback binds (DNS rebinding); a token
+(`Authorization: Bearer` or `?token=` once, which sets an HttpOnly cookie), answered slower the more wrong
+ones a client sends in a row; and for every request but GET and HEAD, a same-origin check plus the cookie's
+CSRF token in `csrf_token` or `X-CSRF-Token`. `Sec-Fetch-Site` is asked first because `no-referrer` makes a
+browser post `Origin: null`."""
 
 from __future__ import annotations
 

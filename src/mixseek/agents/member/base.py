@@ -1,8 +1,6 @@
-"""The member-agent base class: built-in types and custom plugins share it.
-
-A custom type subclasses `MemberAgent` (or `LLMMemberAgent` for an LLM with extra tools); its
-`options_model` validates `[team.members.options]`, which it receives as `self.options`.
-"""
+"""The member-agent base class: built-in types and custom plugins share it. A custom type subclasses
+`MemberAgent` (or `LLMMemberAgent` for an LLM with extra tools); its `options_model` validates
+`[team.members.options]`, which it receives as `self.options`."""
 
 from __future__ import annotations
 

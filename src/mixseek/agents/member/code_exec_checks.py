@@ -1,7 +1,5 @@
-"""Config checks of code-exec members that need no agent code: whether a required sandbox can run.
-
-Apart from `code_exec` (the member), which loads pydantic-ai, so that `config validate` does not.
-"""
+"""Config checks of code-exec members that need no agent code: whether a required sandbox can run. Apart from
+`code_exec` (the member), which loads pydantic-ai, so that `config validate` does not."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""One sandboxed process from start to report, the same for both sandboxes: spawn it, capture bounded
-output, stop it at the timeout or output limit, kill what is left, read the bootstrap's report.
-"""
+"""One sandboxed process from start to report, the same for both sandboxes: spawn it, capture bounded output,
+stop it at the timeout or output limit, kill what is left, read the bootstrap's report."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Member types by name: built-ins, types registered in code or as plugins (the
-`mixseek.member_types` entry-point group), and custom classes named in a team file.
-"""
+"""Member types by name: built-ins, types registered in code or as plugins (the `mixseek.member_types`
+entry-point group), and custom classes named in a team file."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
-"""Bounded, step-wise decoding of a response's `Content-Encoding` for the web-fetch tool.
-
-httpx decodes a network chunk in one call, so 2 KB of `gzip, gzip` can become gigabytes while the
-event loop waits. Here each layer is asked for at most `STEP` bytes per call and fed only when the
-layer inside it has used its input, so the caller stops at `max_bytes` and yields between steps.
-A layer consuming more than `input_budget` bytes is refused: honest compressed data is never much
-bigger than what it decodes to. Supported: gzip, deflate (zlib or raw) and br when `brotli` can bound
-its output; anything else is refused, since it could not be bounded.
-"""
+"""Bounded, step-wise decoding of a response's `Content-Encoding` for the web-fetch tool. httpx decodes a
+network chunk in one call, so 2 KB of `gzip, gzip` can become gigabytes while the event loop waits. Here each
+layer is asked for at most `STEP` bytes per call and fed only when the layer inside it has used its input, so
+the caller stops at `max_bytes` and yields between steps. A layer consuming more than `input_budget` bytes is
+refused: honest compressed data is never much bigger than what it decodes to. Supported: gzip, deflate (zlib
+or raw) and br when `brotli` can bound its output; anything else is refused, since it could not be bounded."""
 
 from __future__ import annotations
 
@@ -17,13 +14,7 @@ from typing import Any, Protocol
 
 from mixseek.errors import RuntimeFailure
 
-__all__ = [
-    "MAX_LAYERS",
-    "STEP",
-    "ContentDecoder",
-    "ContentDecodingError",
-    "supported_encodings",
-]
+__all__ = ["MAX_LAYERS", "STEP", "ContentDecoder", "ContentDecodingError", "supported_encodings"]
 
 STEP = 64 * 1024
 """Most bytes any layer produces in one call."""

@@ -1,9 +1,6 @@
-"""The metric base classes; custom metrics subclass `Metric` or `LLMMetric`.
-
-A custom metric is named in evaluator.toml as
-`[[evaluator.metrics]] name = "mine"  class_path = "package.module:Class"`
-(or `path/to/file.py:Class`, relative to evaluator.toml).
-"""
+"""The metric base classes; custom metrics subclass `Metric` or `LLMMetric`. A custom metric is named in
+evaluator.toml as `[[evaluator.metrics]] name = "mine"  class_path = "package.module:Class"` (or
+`path/to/file.py:Class`, relative to evaluator.toml)."""
 
 from __future__ import annotations
 

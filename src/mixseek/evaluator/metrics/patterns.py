@@ -1,8 +1,6 @@
-"""`patterns`: required and forbidden regular expressions (`re.search`). No model call.
-
-The score is the share of passed checks × 100; a pattern's `label` names it in the comment, the
-feedback a team reads next round. Patterns are compiled when evaluator.toml loads.
-"""
+"""`patterns`: required and forbidden regular expressions (`re.search`). No model call. The score is the share
+of passed checks × 100; a pattern's `label` names it in the comment, the feedback a team reads next round.
+Patterns are compiled when evaluator.toml loads."""
 
 from __future__ import annotations
 

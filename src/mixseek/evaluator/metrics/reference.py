@@ -1,8 +1,6 @@
-"""`ReferenceMetric`: the base of metrics that compare a submission with a reference answer.
-
-The reference (`exec --reference`) is stored with the execution and never shown to teams; only
-these metrics get it, as the keyword `reference`, so `Metric.score` keeps its signature.
-"""
+"""`ReferenceMetric`: the base of metrics that compare a submission with a reference answer. The reference
+(`exec --reference`) is stored with the execution and never shown to teams; only these metrics get it, as the
+keyword `reference`, so `Metric.score` keeps its signature."""
 
 from __future__ import annotations
 

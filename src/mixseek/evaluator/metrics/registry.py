@@ -1,6 +1,5 @@
-"""Metrics by name: built-ins, metrics registered in code or installed as plugins (the
-`mixseek.metrics` entry-point group), and custom classes named with `class_path`.
-"""
+"""Metrics by name: built-ins, metrics registered in code or installed as plugins (the `mixseek.metrics`
+entry-point group), and custom classes named with `class_path`."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""What the embedded model wrote, cleaned of copies of its instructions and of mid-word cuts.
-
-A copy can still arrive despite `copy_guard` (another split into tokens): `remove_copies` takes out
-every run of `MIN_COPY_CHARS` or more characters found in those texts. `end_at_boundary` shortens a
-text cut at the token limit to its last sentence or word boundary, marked with `…`.
-"""
+"""What the embedded model wrote, cleaned of copies of its instructions and of mid-word cuts. A copy can still
+arrive despite `copy_guard` (another split into tokens): `remove_copies` takes out every run of
+`MIN_COPY_CHARS` or more characters found in those texts. `end_at_boundary` shortens a text cut at the token
+limit to its last sentence or word boundary, marked with `…`."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
 """From a grammar schema (see `schema.grammar_schema`) to the GBNF grammar llama.cpp samples with.
-
-llama-cpp-python's converter does the work; this module adds what it lacks: numbers within integer
-bounds (a 0–100 score: small models write years there) spelled by rules, with at most
-`FRACTION_DIGITS` decimals and no exponent; an `ANSWER_TEXT` string that is not empty and cannot
-start with `{`, a space or an escape (so it cannot be a copy of a tool call); no raw control
-characters in strings. Nothing here imports `llama_cpp` at module import time.
-"""
+llama-cpp-python's converter does the work; this module adds what it lacks: numbers within integer bounds (a
+0–100 score: small models write years there) spelled by rules, with at most `FRACTION_DIGITS` decimals and no
+exponent; an `ANSWER_TEXT` string that is not empty and cannot start with `{`, a space or an escape (so it
+cannot be a copy of a tool call); no raw control characters in strings. Nothing here imports `llama_cpp` at
+module import time."""
 
 from __future__ import annotations
 

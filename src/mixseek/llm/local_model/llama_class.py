@@ -1,9 +1,7 @@
-"""The `llama_cpp.Llama` the engine runs: llama-cpp-python's, with two costs taken out.
-
-Constrained generations take a `GbnfGrammar` and sample with `GrammarCheckedSampler`, which also
-applies the engine's `copy_guard`; saved states leave out the last batch's logits (about 100 MB for
-SmolLM2, copied at every request and never read). `llama_cpp` is imported lazily.
-"""
+"""The `llama_cpp.Llama` the engine runs: llama-cpp-python's, with two costs taken out. Constrained
+generations take a `GbnfGrammar` and sample with `GrammarCheckedSampler`, which also applies the engine's
+`copy_guard`; saved states leave out the last batch's logits (about 100 MB for SmolLM2, copied at every
+request and never read). `llama_cpp` is imported lazily."""
 
 from __future__ import annotations
 

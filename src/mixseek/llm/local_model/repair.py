@@ -1,8 +1,6 @@
-"""Reading JSON that generation cut off.
-
-Constrained output is a prefix of valid JSON, so pydantic-core's partial parser reads what is there;
-missing required fields are then left to pydantic's validation, which asks the model again.
-"""
+"""Reading JSON that generation cut off. Constrained output is a prefix of valid JSON, so pydantic-core's
+partial parser reads what is there; missing required fields are then left to pydantic's validation, which asks
+the model again."""
 
 from __future__ import annotations
 
