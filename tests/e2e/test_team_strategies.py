@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from mixseek.agents.leader.models import MemberSubmission
 from mixseek.agents.workflow.document import DOCUMENT_FORMAT, RoundInput, StepResults, input_document
 from mixseek.cli.app import app
-from mixseek.config.teams import load_team_file
+from mixseek.config.teams import load_team
 from mixseek.llm import override_models
 
 from .db import rows
@@ -391,7 +391,7 @@ def test_the_readme_team_files_are_a_valid_workspace_of_the_same_three_teams(
     assert result.exit_code == 0, result.output
 
     teams = {
-        t: load_team_file(ws / "configs" / "agents" / f"{t}.toml")
+        t: load_team(ws / "configs" / "agents" / f"{t}.toml").config
         for t in ("selective", "broadcast", "workflow")
     }
     assert {t: c.kind for t, c in teams.items()} == {
@@ -442,7 +442,7 @@ def test_the_readme_workflow_format_block_is_a_valid_team_file(tmp_path: Path) -
     (tmp_path / "steps.py").write_text("def check(document):\n    return 'ok'\n", encoding="utf-8")
     team_file = tmp_path / "team.toml"
     team_file.write_text(f'[team]\nteam_id = "t"\nteam_name = "T"\n\n{block}', encoding="utf-8")
-    workflow = load_team_file(team_file).workflow
+    workflow = load_team(team_file).config.workflow
     assert workflow is not None
     assert workflow.output_executor == "checker"
     assert [e.kind for e in workflow.steps[0].executors] == ["agent", "function"]

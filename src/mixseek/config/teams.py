@@ -134,8 +134,3 @@ def load_team(path: Path) -> LoadedTeam:
     except ConfigError as exc:
         raise _workflow_keys(exc, path, top_level_workflow) from None
     return LoadedTeam(config, tuple(origins), "workflow" if top_level_workflow else "team.workflow")
-
-
-def load_team_file(path: Path) -> TeamConfig:
-    """A team file's `[team]` table with every member reference resolved."""
-    return load_team(path).config

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -10,16 +10,10 @@ from dataclasses import dataclass
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Pearson correlation; None with fewer than two pairs or when either side does not vary."""
     _check_pairs(x, y)
-    n = len(x)
-    if n < 2:
+    try:
+        return statistics.correlation(x, y)
+    except statistics.StatisticsError:
         return None
-    mx, my = sum(x) / n, sum(y) / n
-    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
-    sxx = sum((a - mx) ** 2 for a in x)
-    syy = sum((b - my) ** 2 for b in y)
-    if sxx == 0 or syy == 0:
-        return None
-    return sxy / math.sqrt(sxx * syy)
 
 
 def _ranks(values: Sequence[float]) -> list[float]:

@@ -247,17 +247,19 @@ async def _getaddrinfo_resolve(host: str, port: int) -> list[str]:
 def _parse_url(raw: str, *, redirected_from: str | None = None, base: httpx.URL | None = None) -> httpx.URL:
     """Parse and check an absolute http(s) URL (or a `Location` relative to `base`)."""
     shown = raw if redirected_from is None else f"{raw} (redirected from {redirected_from})"
+
+    def invalid(problem: str, shown_url: str | None = None) -> WebFetchError:
+        return WebFetchError(f"malformed URL {shown_url or shown}: {problem}", kind="invalid_url", url=raw)
+
     try:
         url = base.join(raw) if base is not None else httpx.URL(raw.strip())
     except (httpx.InvalidURL, ValueError, TypeError) as exc:
-        raise WebFetchError(f"malformed URL {shown}: {exc}", kind="invalid_url", url=raw) from None
+        raise invalid(str(exc)) from None
     if redirected_from is not None:
         shown = f"{url} (redirected from {redirected_from})"
     scheme = url.scheme.lower()
     if not scheme:
-        raise WebFetchError(
-            f"malformed URL {shown!r}: it must start with http:// or https://", kind="invalid_url", url=raw
-        )
+        raise invalid("it must start with http:// or https://", repr(shown))
     if scheme not in _DEFAULT_PORTS:
         raise WebFetchError(
             f"unsupported URL scheme '{scheme}' in {shown} (only http and https are allowed)",
@@ -266,7 +268,7 @@ def _parse_url(raw: str, *, redirected_from: str | None = None, base: httpx.URL 
         )
     host = url.host
     if not host:
-        raise WebFetchError(f"malformed URL {shown}: it has no host name", kind="invalid_url", url=raw)
+        raise invalid("it has no host name")
     if url.userinfo:
         raise WebFetchError(
             f"refused to fetch {shown}: URLs with embedded credentials (user:password@) are not supported",
@@ -274,11 +276,9 @@ def _parse_url(raw: str, *, redirected_from: str | None = None, base: httpx.URL 
             url=raw,
         )
     if url.port is not None and not 1 <= url.port <= 65535:
-        raise WebFetchError(
-            f"malformed URL {shown}: port {url.port} is out of range", kind="invalid_url", url=raw
-        )
+        raise invalid(f"port {url.port} is out of range")
     if _ip_literal(host) is None and not _HOSTNAME.match(url.raw_host.decode("ascii", "replace")):
-        raise WebFetchError(f"malformed URL {shown}: invalid host name {host!r}", kind="invalid_url", url=raw)
+        raise invalid(f"invalid host name {host!r}")
     return url
 
 
@@ -302,35 +302,8 @@ async def _addresses_for(
 ) -> list[IPAddress]:
     """Resolve the URL's host and check every address against the guard."""
     host = url.raw_host.decode("ascii")
-    port = url.port or _DEFAULT_PORTS[url.scheme]
     literal = _ip_literal(url.host) or _legacy_ipv4(host)
-    if literal is not None:
-        addresses: list[IPAddress] = [literal]
-    else:
-        try:
-            resolved = await resolve(host.rstrip("."), port)
-        except (OSError, UnicodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else _describe(exc)
-            raise WebFetchError(
-                f"could not resolve host {url.host!r} for {shown}: {reason}", kind="dns", url=str(url)
-            ) from None
-        addresses = []
-        for text in resolved:
-            ip = _ip_literal(text.split("%", 1)[0])
-            if ip is None:
-                raise WebFetchError(
-                    f"could not resolve host {url.host!r} for {shown}: the resolver returned {text!r}",
-                    kind="dns",
-                    url=str(url),
-                )
-            if ip not in addresses:
-                addresses.append(ip)
-        if not addresses:
-            raise WebFetchError(
-                f"could not resolve host {url.host!r} for {shown}: no addresses found",
-                kind="dns",
-                url=str(url),
-            )
+    addresses = [literal] if literal is not None else await _resolve_host(url, resolve, shown)
     if not options.allow_private_addresses:
         for ip in addresses:
             why = blocked_address_reason(ip)
@@ -341,6 +314,32 @@ async def _addresses_for(
                     kind="blocked_address",
                     url=str(url),
                 )
+    return addresses
+
+
+async def _resolve_host(url: httpx.URL, resolve: Resolver, shown: str) -> list[IPAddress]:
+    """The distinct addresses the resolver gives for the URL's host name."""
+
+    def dns_error(reason: str) -> WebFetchError:
+        return WebFetchError(
+            f"could not resolve host {url.host!r} for {shown}: {reason}", kind="dns", url=str(url)
+        )
+
+    port = url.port or _DEFAULT_PORTS[url.scheme]
+    try:
+        resolved = await resolve(url.raw_host.decode("ascii").rstrip("."), port)
+    except (OSError, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else _describe(exc)
+        raise dns_error(reason) from None
+    addresses: list[IPAddress] = []
+    for text in resolved:
+        ip = _ip_literal(text.split("%", 1)[0])
+        if ip is None:
+            raise dns_error(f"the resolver returned {text!r}")
+        if ip not in addresses:
+            addresses.append(ip)
+    if not addresses:
+        raise dns_error("no addresses found")
     return addresses
 
 
