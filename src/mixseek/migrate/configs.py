@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mixseek.config.loader import read_toml
 from mixseek.config.os_strings import escaped, not_utf8
 from mixseek.errors import InputError
 from mixseek.migrate.fields import Where
@@ -71,7 +72,7 @@ class _Planner:
         self.legacy = legacy
         self.report = report
         files = [p for p in legacy.toml_files() if self.utf8_name(p, Where(legacy.label(p)), None)]
-        self.data: dict[Path, dict[str, Any]] = {p: legacy.read(p) for p in files}
+        self.data: dict[Path, dict[str, Any]] = {p: read_toml(p) for p in files}
         self.kinds: dict[Path, str | None] = {p: _kind(d) for p, d in self.data.items()}
         self.dest: dict[Path, str] = {}
         self.plan = ConfigPlan()
@@ -115,7 +116,7 @@ class _Planner:
         if not self.utf8_name(path, where, key):  # a link to one
             return False
         if path not in self.data:
-            self.data[path] = self.legacy.read(path)
+            self.data[path] = read_toml(path)
             self.kinds[path] = _kind(self.data[path])
         found = self.kinds[path]
         if kind in ("evaluator", "judgment") and found is None:

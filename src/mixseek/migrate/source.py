@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from mixseek.config.loader import read_toml
 from mixseek.config.os_strings import escaped, not_utf8
 from mixseek.errors import InputError
 
@@ -40,10 +38,6 @@ class LegacyWorkspace:
             return path.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return str(path)
-
-    def read(self, path: Path) -> dict[str, Any]:
-        """One TOML file; unreadable or malformed files are a one-line ConfigError naming the file."""
-        return read_toml(path)
 
     def toml_files(self) -> list[Path]:
         """Every TOML file under `configs/`, in a stable order."""

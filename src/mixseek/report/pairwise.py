@@ -20,10 +20,6 @@ def _number(value: float) -> str:
     return f"{value:+.2f}"
 
 
-def _wins(value: float) -> str:
-    return f"{value:g}"
-
-
 def standing_rows(pairwise: PairwiseView) -> list[list[str]]:
     return [
         [
@@ -31,7 +27,7 @@ def standing_rows(pairwise: PairwiseView) -> list[list[str]]:
             f"{s.team_name} ({s.team_id})",
             _number(s.strength),
             f"[{_number(s.ci_low)}, {_number(s.ci_high)}]",
-            _wins(s.wins),
+            f"{s.wins:g}",
             str(s.matches),
             str(s.score_rank) if s.score_rank is not None else "-",
         ]
