@@ -138,18 +138,14 @@ def config_show(
     check_output_format(output_format)
     ws = resolve_workspace(workspace)
     loaded = load_execution_config(ws, config)
-    sections: dict[str, list[dict[str, str]]] = {
-        "orchestrator": _rows(loaded.orchestrator),
-        "evaluator": _rows(loaded.evaluator),
-        "judgment": _rows(loaded.judgment),
-        "prompt_builder": _rows(loaded.prompt_builder),
+    settings: dict[str, Loaded[Any]] = {
+        "orchestrator": loaded.orchestrator,
+        "evaluator": loaded.evaluator,
+        "judgment": loaded.judgment,
+        "prompt_builder": loaded.prompt_builder,
     }
-    files: dict[str, Path | None] = {
-        "orchestrator": loaded.orchestrator.file,
-        "evaluator": loaded.evaluator.file,
-        "judgment": loaded.judgment.file,
-        "prompt_builder": loaded.prompt_builder.file,
-    }
+    sections = {title: _rows(section) for title, section in settings.items()}
+    files: dict[str, Path | None] = {title: section.file for title, section in settings.items()}
     for entry in loaded.teams:
         skip = UNUSED_BY_WORKFLOW_TEAMS if entry.config.workflow is not None else frozenset()
         sections[f"team {entry.config.team_id}"] = _file_rows(entry.config, entry.path, skip=skip)
