@@ -14,7 +14,7 @@ from mixseek.errors import InputError
 DEFAULT_SAMPLE_MODEL = "local:smollm2"
 
 SampleLanguage = Literal["ja", "en"]
-"""The language of a sample workspace's instructions, templates and prompt (`ja`: the seeds')."""
+"""The language of a sample workspace's instructions, templates and prompt (`ja` by default)."""
 SAMPLE_LANGUAGES: tuple[str, ...] = get_args(SampleLanguage)
 
 SAMPLE_PROMPTS: dict[SampleLanguage, str] = {

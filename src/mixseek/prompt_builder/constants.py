@@ -1,7 +1,5 @@
-"""Packaged default templates, the variables each template may use, and fixed texts. The team template and the
-empty-case texts are those of seeds 000/001 verbatim; the evaluator and judgment defaults follow the style of
-seed 002's examples. The templates and $TZ are checked when the configuration loads, so their constants are
-defined in `mixseek.config` and re-exported here."""
+"""Packaged default templates, the variables each template may use, and fixed texts; the templates and $TZ are
+checked when the configuration loads, so their constants live in `mixseek.config` and are re-exported here."""
 
 from __future__ import annotations
 
@@ -36,6 +34,6 @@ __all__ = [
     "TZ_ENV_VAR",
 ]
 
-# Seed 001 §2: texts of the empty cases.
+# texts of the empty cases
 NO_SUBMISSION_HISTORY_TEXT: Final = "まだ過去のSubmissionはありません。"
 NO_RANKING_TEXT: Final = "現在はランキング情報がありません。"
