@@ -162,10 +162,8 @@ class RoundController:
                 return self._outcome(round_number, started, status="failed", error=error)
 
     def _failure(self, round_number: int, status: Literal["failed", "timeout"], error: str) -> PaidWrite:
-        def write(calls: Sequence[Mapping[str, Any]]) -> Awaitable[None]:
-            return self.store.mark_round_failed(self.key(round_number), status, error, model_calls=calls)
-
-        return write
+        key = self.key(round_number)
+        return lambda calls: self.store.mark_round_failed(key, status, error, model_calls=calls)
 
     async def _store_paid(self, round_number: int, write: PaidWrite) -> None:
         """Run `write` with the usage of this team round's requests not stored yet, so a
