@@ -9,11 +9,13 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-async def run_bounded(jobs: Sequence[Callable[[], Awaitable[T]]], slots: asyncio.Semaphore) -> list[T]:
-    """Every job started at once, each running while it holds one of `slots`; the results in the
-    order of `jobs`. Jobs record their own failures; one that raises anyway (a usage limit hit,
-    a cancellation) cancels the others and is raised as itself, not inside an exception group,
-    so callers catch it as they would from a single call."""
+async def run_bounded(jobs: Sequence[Callable[[], Awaitable[T]]], slots: asyncio.Semaphore | int) -> list[T]:
+    """Every job started at once, each running while it holds one of `slots` (a shared semaphore,
+    or how many may run at once); the results in the order of `jobs`. Jobs record their own
+    failures; one that raises anyway (a usage limit hit, a cancellation) cancels the others and is
+    raised as itself, not inside an exception group, so callers catch it as from a single call."""
+    if isinstance(slots, int):
+        slots = asyncio.Semaphore(slots)
 
     async def hold(job: Callable[[], Awaitable[T]]) -> T:
         async with slots:

@@ -15,7 +15,9 @@ from mixseek.llm.governor import Budget, Governor, ModelLimit
 from mixseek.llm.middleware import wrap_models
 from mixseek.llm.retrying import RetryTiming, retry_timing
 from mixseek.prompt_builder.builder import UserPromptBuilder
+from mixseek.round_controller.controller import RoundController
 from mixseek.round_controller.judgment_client import JudgmentClient
+from mixseek.storage.protocol import RoundWriter
 
 
 @dataclass
@@ -27,6 +29,29 @@ class Components:
     evaluator: Evaluator
     judgment: JudgmentClient
     teams: dict[str, Team]
+
+    def controller(
+        self,
+        config: ExecutionConfig,
+        store: RoundWriter,
+        execution_id: str,
+        user_prompt: str,
+        team_id: str,
+        reference: str | None,
+    ) -> RoundController:
+        """One team's round controller over these parts, writing to `store`."""
+        return RoundController(
+            execution_id=execution_id,
+            user_prompt=user_prompt,
+            team=self.teams[team_id],
+            store=store,
+            prompt_builder=self.prompt_builder,
+            evaluator=self.evaluator,
+            judgment=self.judgment,
+            governor=self.governor,
+            timeout_seconds=config.orchestrator.value.timeout_per_team_seconds,
+            reference=reference,
+        )
 
 
 def build_components(config: ExecutionConfig) -> Components:

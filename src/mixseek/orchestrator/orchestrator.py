@@ -24,8 +24,6 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
-from pydantic_ai import UsageLimitExceeded
-
 import mixseek.orchestrator.collector as collector
 import mixseek.telemetry as telemetry
 from mixseek.config.bundle import ExecutionConfig
@@ -43,18 +41,12 @@ from mixseek.orchestrator.events import (
     ExecutionResumed,
     ExecutionStarted,
     ExecutionStopping,
-    RoundStarted,
-    TeamDecided,
-    TeamRoundFinished,
-    TeamRoundStarted,
-    UsageUpdated,
 )
+from mixseek.orchestrator.local_rounds import LocalRounds
 from mixseek.orchestrator.models import (
     BestSubmission,
     ExecutionSummary,
-    FinalStatus,
     StopReason,
-    SummaryTeamStatus,
     TeamSummary,
     degraded_reasons,
 )
@@ -62,13 +54,14 @@ from mixseek.orchestrator.pairwise import Entrant, PairwiseStage
 from mixseek.orchestrator.pairwise_judge import PairwiseJudge, build_pairwise_judge
 from mixseek.orchestrator.progress import (
     TeamProgress,
+    final_status,
     interrupted,
-    record_outcomes,
+    load_progress,
     rounds_scored,
-    undecided,
+    team_summaries,
 )
-from mixseek.round_controller.controller import RoundController
-from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
+from mixseek.orchestrator.round_protocol import RoundProtocol, Stop, drive
+from mixseek.orchestrator.round_steps import RoundSteps
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.lease import HEARTBEAT_SECONDS, ExecutionOwnedError, ExecutionOwner
@@ -126,6 +119,7 @@ class Orchestrator:
         self.evaluator = parts.evaluator
         self.judgment = parts.judgment
         self.teams = parts.teams
+        self.parts = parts
         self.pairwise_judge: PairwiseJudge | None = None
         if config.pairwise.value.enabled:
             timing = RetryTiming(s.retry_base_delay_seconds, s.retry_max_delay_seconds)
@@ -278,35 +272,28 @@ class Orchestrator:
 
     # -- the round loop -------------------------------------------------------
 
-    def _controller(self, execution_id: str, user_prompt: str, team_id: str) -> RoundController:
-        return RoundController(
+    def _round_steps(self, execution_id: str, user_prompt: str) -> RoundSteps:
+        parts, config, ref = self.parts, self.config, self.reference
+        return RoundSteps(
             execution_id=execution_id,
-            user_prompt=user_prompt,
-            team=self.teams[team_id],
             store=self.store,
-            prompt_builder=self.prompt_builder,
-            evaluator=self.evaluator,
-            judgment=self.judgment,
             governor=self.governor,
-            timeout_seconds=self.settings.timeout_per_team_seconds,
-            reference=self.reference,
+            events=self.events,
+            controller_for=lambda t: parts.controller(config, self.store, execution_id, user_prompt, t, ref),
+            min_rounds=self.settings.min_rounds,
+            max_rounds=self.settings.max_rounds,
         )
 
+    def _protocol(self, progress: dict[str, TeamProgress], from_round: int = 1) -> RoundProtocol:
+        s = self.settings
+        return RoundProtocol(list(self.teams), progress, s.max_rounds, s.max_concurrent_teams, from_round)
+
     async def _load_progress(self, execution_id: str) -> dict[str, TeamProgress]:
-        progress = {team_id: TeamProgress() for team_id in self.teams}
-        for row in await self.store.get_leader_board(execution_id):
-            if row.team_id in progress:
-                progress[row.team_id].completed[row.round_number] = row.evaluation_score
-        for status in await self.store.get_round_statuses(execution_id):
-            team = progress.get(status.team_id)
-            if team is None:
-                continue
-            if status.status in ("failed", "timeout"):
-                team.failed = status.error_message or status.status
-            elif status.status == "completed" and status.should_continue is not None:
-                team.decisions[status.round_number] = status.should_continue
-                team.exit_reason = status.exit_reason or team.exit_reason
-        return progress
+        return load_progress(
+            list(self.teams),
+            await self.store.get_leader_board(execution_id),
+            await self.store.get_round_statuses(execution_id),
+        )
 
     async def _traced_drive(self, execution_id: str, user_prompt: str, *, resumed: bool) -> ExecutionSummary:
         """`_drive` in the execution's span; the spans are exported before the summary is returned."""
@@ -336,41 +323,27 @@ class Orchestrator:
             await telemetry.flush()
 
     async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
-        controllers = {t: self._controller(execution_id, user_prompt, t) for t in self.teams}
         progress = await self._load_progress(execution_id)
-        slots = asyncio.Semaphore(self.settings.max_concurrent_teams)
-        stop: tuple[StopReason, str | None] = ("finished", None)
-        boards: dict[int, RoundSnapshot] = {}
+        rounds = LocalRounds(self._round_steps(execution_id, user_prompt))
+        stop: Stop
         try:
             async with asyncio.timeout(self.settings.execution_timeout_seconds):
-                for round_number in range(1, self.settings.max_rounds + 1):
-                    alive = [t for t in self.teams if progress[t].alive_at(round_number)]
-                    if not alive:
-                        break
-                    with telemetry.span(
-                        "mixseek.round", execution_id=execution_id, round=round_number, teams=len(alive)
-                    ) as span:
-                        stop = await self._play_round(
-                            execution_id, round_number, alive, controllers, progress, slots, boards
-                        )
-                        await self._report_usage(execution_id, round_number)
-                        telemetry.record(span, stop_reason=stop[0])
-                    if stop[0] != "finished":
-                        break
+                with rounds:
+                    stop = await drive(self._protocol(progress).steps(), rounds.perform)
         except TimeoutError:
             stop = (
                 "execution_timeout",
                 f"execution timeout of {self.settings.execution_timeout_seconds:g} s",
             )
         except asyncio.CancelledError:
-            await self._flush_usage(execution_id)
+            await rounds.steps.flush_usage()
             if self._lease_lost is not None:
                 await self.store.aclose()
                 raise RuntimeFailure(f"stopped without finishing: {self._lease_lost}") from None
             await self._finish(execution_id, user_prompt, progress, interrupted(progress))
             await self.store.aclose()
             raise
-        await self._flush_usage(execution_id)
+        await rounds.steps.flush_usage()
         try:
             summary = await self._finish(execution_id, user_prompt, progress, stop)
         except BaseException:
@@ -390,93 +363,10 @@ class Orchestrator:
         except StorageError as exc:
             logger.warning("execution %s is stored; closing its store failed: %s", execution_id, exc)
 
-    async def _play_round(
-        self,
-        execution_id: str,
-        round_number: int,
-        alive: list[str],
-        controllers: dict[str, RoundController],
-        progress: dict[str, TeamProgress],
-        slots: asyncio.Semaphore,
-        boards: dict[int, RoundSnapshot],
-    ) -> tuple[StopReason, str | None]:
-        pending = [t for t in alive if round_number not in progress[t].completed]
-        if pending:
-            exceeded = self.governor.ledger.exceeded(self.governor.budget)
-            if exceeded is not None:
-                return "budget", str(exceeded)
-            self.events.emit(
-                RoundStarted(execution_id=execution_id, round_number=round_number, teams=pending)
-            )
-            before = await self._snapshot(execution_id, round_number - 1, boards)
-            await self.store.mark_rounds_started(execution_id, round_number, pending)
-
-            async def play(team_id: str) -> RoundOutcome:
-                async with slots:
-                    self.events.emit(
-                        TeamRoundStarted(
-                            execution_id=execution_id, team_id=team_id, round_number=round_number
-                        )
-                    )
-                    outcome = await controllers[team_id].run_team_round(round_number, snapshot=before)
-                    self.events.emit(TeamRoundFinished.of(outcome))
-                    return outcome
-
-            outcomes = await asyncio.gather(*(play(t) for t in pending))
-            await self._flush_usage(execution_id)
-            budget_cut = record_outcomes(progress, round_number, outcomes)
-            if budget_cut is not None:
-                return "budget", budget_cut
-        to_decide = undecided(progress, alive, round_number)
-        if not to_decide:
-            return "finished", None
-        after = await self._snapshot(execution_id, round_number, boards)
-
-        async def decide(team_id: str) -> tuple[str, RoundDecision]:
-            async with slots:
-                decision = await controllers[team_id].decide(
-                    round_number,
-                    min_rounds=self.settings.min_rounds,
-                    max_rounds=self.settings.max_rounds,
-                    snapshot=after,
-                )
-                await controllers[team_id].record_decision(round_number, decision)
-                self.events.emit(TeamDecided.of(controllers[team_id].key(round_number), decision))
-                return team_id, decision
-
-        try:
-            decided = await asyncio.gather(*(decide(t) for t in to_decide))
-        except UsageLimitExceeded as exc:
-            return "budget", str(exc)
-        for team_id, decision in decided:
-            progress[team_id].record_decision(round_number, decision)
-        return "finished", None
-
-    async def _snapshot(
-        self, execution_id: str, up_to_round: int, boards: dict[int, RoundSnapshot]
-    ) -> RoundSnapshot:
-        """The board after `up_to_round`, read once for every team (the round barrier).
-
-        Read once per execution run too: the board the judgments of round r saw is the
-        one round r + 1 starts from, since nothing but decisions is written in between."""
-        if up_to_round < 1:
-            return RoundSnapshot(up_to_round=0)
-        if up_to_round not in boards:
-            histories = await self.store.get_submission_histories(execution_id, before_round=up_to_round + 1)
-            ranking = await self.store.get_leader_board_ranking(execution_id, max_round=up_to_round)
-            boards[up_to_round] = RoundSnapshot(up_to_round=up_to_round, histories=histories, ranking=ranking)
-        return boards[up_to_round]
-
     # -- the end --------------------------------------------------------------
 
     async def _flush_usage(self, execution_id: str) -> None:
         await self.store.record_model_calls(execution_id, self.governor.ledger.take_unsaved_rows())
-
-    async def _report_usage(self, execution_id: str, round_number: int) -> None:
-        """Tell what the execution has spent, as stored, once a round and its decisions are."""
-        await self._flush_usage(execution_id)
-        usage = await self.store.get_usage_totals(execution_id)
-        self.events.emit(UsageUpdated(execution_id=execution_id, round_number=round_number, usage=usage))
 
     async def _pairwise_stage(
         self, execution_id: str, user_prompt: str, stop: StopReason, best_rounds: dict[str, int]
@@ -536,67 +426,51 @@ class Orchestrator:
         # all at once: the store writes them in one transaction
         await asyncio.gather(*(self.store.mark_final(RoundKey(execution_id, *f)) for f in finals.items()))
         pairwise = await self._pairwise_stage(execution_id, user_prompt, stop[0], best_rounds)
-        teams: list[TeamSummary] = []
-        for team_id, team in progress.items():
-            name = self.teams[team_id].config.team_name
-            best_round = best_rounds.get(team_id)
-            status: SummaryTeamStatus = "completed"
-            if team.failed or team_id in cut:
-                status = "failed" if team.failed else "interrupted"
-            teams.append(
-                TeamSummary(
-                    team_id=team_id,
-                    team_name=name,
-                    status=status,
-                    rounds_completed=len(team.completed),
-                    best_round=best_round,
-                    best_score=team.completed[best_round] if best_round is not None else None,
-                    exit_reason=None if status != "completed" else (team.exit_reason or stop[0]),
-                    error=team.failed,
-                )
-            )
-        failed = sum(1 for t in teams if t.status == "failed")
-        final: FinalStatus
-        if stop[0] == "interrupted":
-            final = "interrupted"
-        elif failed == 0:
-            final = "completed"
-        elif failed == len(teams):
-            final = "failed"
-        else:
-            final = "partial_failure"
-        ranking = await self.store.get_ranking(execution_id)
-        rows = await self.store.get_leader_board(execution_id) if ranking else []
-        best = BestSubmission.from_board(ranking, rows)
-        totals = await self.store.get_usage_totals(execution_id)
-        summary = ExecutionSummary(
-            execution_id=execution_id,
-            user_prompt=user_prompt,
-            status=final,
-            stop_reason=stop[0],
-            stop_detail=stop[1],
-            best=best,
-            leaderboard=ranking,
-            teams=teams,
-            rounds_run=rounds_scored(progress),
-            usage=totals,
-            usage_by_site=await self.store.get_usage_by_site(execution_id),
-            cost_usd=totals.cost,
-            duration_seconds=round(self._active_before + time.monotonic() - self._active_start, 3),
-            degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
-            pairwise=pairwise,
-            demo_model=mentions_demo_model(self.config_snapshot()),
-        )
+        names = {t: team.config.team_name for t, team in self.teams.items()}
+        teams = team_summaries(progress, names, stop[0], cut)
+        summary = await self._summary(execution_id, user_prompt, stop, teams, rounds_scored(progress))
+        summary.pairwise = pairwise
         await self._stop_heartbeat()
         await self.store.finish_execution(
-            execution_id, final, summary.model_dump(mode="json"), owner=self._owner
+            execution_id, summary.status, summary.model_dump(mode="json"), owner=self._owner
         )
+        best = summary.best
         self.events.emit(
             ExecutionFinished(
                 execution_id=execution_id,
-                status=final,
+                status=summary.status,
                 best_team=best.team_id if best else None,
                 best_score=best.score if best else None,
             )
         )
         return summary
+
+    async def _summary(
+        self,
+        execution_id: str,
+        user_prompt: str,
+        stop: tuple[StopReason, str | None],
+        teams: list[TeamSummary],
+        rounds_run: int,
+    ) -> ExecutionSummary:
+        """The execution's summary as the store has it now."""
+        ranking = await self.store.get_ranking(execution_id)
+        rows = await self.store.get_leader_board(execution_id) if ranking else []
+        totals = await self.store.get_usage_totals(execution_id)
+        return ExecutionSummary(
+            execution_id=execution_id,
+            user_prompt=user_prompt,
+            status=final_status(teams, stop[0]),
+            stop_reason=stop[0],
+            stop_detail=stop[1],
+            best=BestSubmission.from_board(ranking, rows),
+            leaderboard=ranking,
+            teams=teams,
+            rounds_run=rounds_run,
+            usage=totals,
+            usage_by_site=await self.store.get_usage_by_site(execution_id),
+            cost_usd=totals.cost,
+            duration_seconds=round(self._active_before + time.monotonic() - self._active_start, 3),
+            degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
+            demo_model=mentions_demo_model(self.config_snapshot()),
+        )

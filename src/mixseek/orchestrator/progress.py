@@ -1,18 +1,19 @@
 """What the store says each team has done so far: the state both engines resume from.
 
-Plain data without dependencies, so the Temporal workflow (deterministic code in a
-sandbox) carries it between rounds as the local engine does in memory.
+Plain data, so the Temporal workflow carries it between rounds as the local engine does in memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from mixseek.orchestrator.models import SummaryTeamStatus, TeamSummary
+
 if TYPE_CHECKING:
     from mixseek.round_controller.models import RoundDecision, RoundOutcome
-    from mixseek.storage.models import StopReason
+    from mixseek.storage.models import FinalStatus, LeaderBoardRow, RoundStatusRecord, StopReason
 
 
 @dataclass
@@ -73,3 +74,58 @@ def interrupted(progress: Mapping[str, TeamProgress]) -> tuple[StopReason, str]:
 def undecided(progress: Mapping[str, TeamProgress], alive: Iterable[str], round_number: int) -> list[str]:
     """The teams of `alive` that still need a decision on whether to go on after `round_number`."""
     return [t for t in alive if progress[t].failed is None and round_number not in progress[t].decisions]
+
+
+def load_progress(
+    team_ids: Iterable[str], board: Iterable[LeaderBoardRow], statuses: Iterable[RoundStatusRecord]
+) -> dict[str, TeamProgress]:
+    """What the stored rounds and decisions say each team has done: where a run or a resume starts."""
+    progress = {team_id: TeamProgress() for team_id in team_ids}
+    for row in board:
+        if row.team_id in progress:
+            progress[row.team_id].completed[row.round_number] = row.evaluation_score
+    for status in statuses:
+        team = progress.get(status.team_id)
+        if team is None:
+            continue
+        if status.status in ("failed", "timeout"):
+            team.failed = status.error_message or status.status
+        elif status.status == "completed" and status.should_continue is not None:
+            team.decisions[status.round_number] = status.should_continue
+            team.exit_reason = status.exit_reason or team.exit_reason
+    return progress
+
+
+def team_summaries(
+    progress: Mapping[str, TeamProgress], names: Mapping[str, str], stop: StopReason, cut: set[str]
+) -> list[TeamSummary]:
+    """Each team's end: `cut` are the teams an interruption stopped before they ended."""
+    teams = []
+    for team_id, team in progress.items():
+        best_round = team.best_round() if team.completed else None
+        status: SummaryTeamStatus = "completed"
+        if team.failed or team_id in cut:
+            status = "failed" if team.failed else "interrupted"
+        teams.append(
+            TeamSummary(
+                team_id=team_id,
+                team_name=names[team_id],
+                status=status,
+                rounds_completed=len(team.completed),
+                best_round=best_round,
+                best_score=team.completed[best_round] if best_round is not None else None,
+                exit_reason=None if status != "completed" else (team.exit_reason or stop),
+                error=team.failed,
+            )
+        )
+    return teams
+
+
+def final_status(teams: Sequence[TeamSummary], stop: StopReason) -> FinalStatus:
+    """The execution's status from how it stopped and how many teams failed."""
+    failed = sum(1 for t in teams if t.status == "failed")
+    if stop == "interrupted":
+        return "interrupted"
+    if failed == 0:
+        return "completed"
+    return "failed" if failed == len(teams) else "partial_failure"

@@ -21,7 +21,6 @@ import socket
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import Any, cast
 
-from pydantic_ai import UsageLimitExceeded
 from temporalio import activity
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import WorkflowIDConflictPolicy
@@ -34,8 +33,6 @@ from mixseek.errors import InputError, RuntimeFailure, describe_exception
 from mixseek.orchestrator.engine_lost import EngineLost
 from mixseek.orchestrator.events import (
     EventSink,
-    RoundStarted,
-    TeamDecided,
     TeamRoundFinished,
     TeamRoundStarted,
     WorkflowReplaced,
@@ -43,6 +40,8 @@ from mixseek.orchestrator.events import (
 from mixseek.orchestrator.models import ExecutionSummary, StopReason
 from mixseek.orchestrator.orchestrator import Orchestrator
 from mixseek.orchestrator.progress import TeamProgress, interrupted
+from mixseek.orchestrator.round_protocol import BudgetCut
+from mixseek.orchestrator.round_steps import Verdict
 from mixseek.orchestrator.temporal.governor_service import GovernorService
 from mixseek.orchestrator.temporal.heartbeat import heartbeating
 from mixseek.orchestrator.temporal.identity import build_id, work_hash
@@ -61,8 +60,7 @@ from mixseek.orchestrator.temporal.messages import (
 from mixseek.orchestrator.temporal.reattach import replace_stale_workflow
 from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 from mixseek.orchestrator.temporal.workflow import GOVERNOR_SIGNAL, ExecutionWorkflow
-from mixseek.round_controller.controller import RoundController
-from mixseek.round_controller.models import RoundDecision, RoundSnapshot
+from mixseek.round_controller.models import RoundDecision
 from mixseek.storage.errors import StorageError
 from mixseek.storage.models import RoundStatusRecord
 from mixseek.version import __version__
@@ -137,10 +135,9 @@ class TemporalOrchestrator(Orchestrator):
         finally:
             self._resuming = False
 
-    async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
-        store_work = StoreActivities(self, execution_id, user_prompt)
+    def _execution_input(self, execution_id: str, user_prompt: str) -> ExecutionInput:
         s = self.settings
-        params = ExecutionInput(
+        return ExecutionInput(
             execution_id=execution_id,
             user_prompt=user_prompt,
             team_ids=list(self.teams),
@@ -153,7 +150,9 @@ class TemporalOrchestrator(Orchestrator):
             reference=self.reference,
             history_events_per_run=s.temporal_history_events_per_run,
         )
-        queue = store_queue(execution_id)
+
+    async def _drive(self, execution_id: str, user_prompt: str) -> ExecutionSummary:
+        store_work = StoreActivities(self, execution_id, user_prompt)
         try:
             client = await connect(self.address)
             if self._resuming:
@@ -161,35 +160,7 @@ class TemporalOrchestrator(Orchestrator):
                 reason = await replace_stale_workflow(client, execution_id, self.config_hash)
                 if reason is not None:
                     self.events.emit(WorkflowReplaced(execution_id=execution_id, reason=reason))
-            async with (
-                GovernorService(self.governor, listen=self.governor_listen) as governor,
-                Worker(
-                    client,
-                    task_queue=queue,
-                    workflows=[ExecutionWorkflow],
-                    activities=store_work.activities(),
-                    workflow_runner=WORKFLOW_RUNNER,
-                    max_concurrent_local_activities=LOCAL_ACTIVITY_SLOTS,
-                    build_id=build_id(self.config_hash),
-                ),
-            ):
-                # a workflow still running (this process was killed, or interrupted) is reattached,
-                # and told where this process serves the execution's governor
-                handle = await client.start_workflow(
-                    ExecutionWorkflow.run,
-                    params,
-                    id=workflow_id(execution_id),
-                    task_queue=queue,
-                    id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-                    memo={
-                        "config_hash": self.config_hash,
-                        "version": __version__,
-                        "workspace": str(self.config.workspace.root),
-                    },
-                    start_signal=GOVERNOR_SIGNAL,
-                    start_signal_args=[governor.access],
-                )
-                return await handle.result()
+            return await self._serve(client, store_work)
         except asyncio.CancelledError:
             if self._lease_lost is not None:
                 await self.store.aclose()
@@ -215,6 +186,40 @@ class TemporalOrchestrator(Orchestrator):
         finally:
             await self.store.aclose()
 
+    async def _serve(self, client: Client, store_work: StoreActivities) -> ExecutionSummary:
+        """Start (or reattach to) the workflow and serve its store queue and governor until it ends."""
+        execution_id = store_work.execution_id
+        queue = store_queue(execution_id)
+        async with (
+            GovernorService(self.governor, listen=self.governor_listen) as governor,
+            Worker(
+                client,
+                task_queue=queue,
+                workflows=[ExecutionWorkflow],
+                activities=store_work.activities(),
+                workflow_runner=WORKFLOW_RUNNER,
+                max_concurrent_local_activities=LOCAL_ACTIVITY_SLOTS,
+                build_id=build_id(self.config_hash),
+            ),
+        ):
+            # a workflow still running (this process was killed, or interrupted) is reattached,
+            # and told where this process serves the execution's governor
+            handle = await client.start_workflow(
+                ExecutionWorkflow.run,
+                self._execution_input(execution_id, store_work.user_prompt),
+                id=workflow_id(execution_id),
+                task_queue=queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                memo={
+                    "config_hash": self.config_hash,
+                    "version": __version__,
+                    "workspace": str(self.config.workspace.root),
+                },
+                start_signal=GOVERNOR_SIGNAL,
+                start_signal_args=[governor.access],
+            )
+            return await handle.result()
+
 
 class StoreActivities:
     """The store queue's activities, run in the `mixseek exec` process with its orchestrator."""
@@ -223,10 +228,8 @@ class StoreActivities:
         self.engine = engine
         self.execution_id = execution_id
         self.user_prompt = user_prompt
-        self.boards: dict[int, RoundSnapshot] = {}
-        self._board_read = asyncio.Lock()  # a round's judgments share one read of its board
-        self._controllers: dict[str, RoundController] = {}
-        self._decisions: dict[tuple[str, int], RoundDecision] = {}
+        self.steps = engine._round_steps(execution_id, user_prompt)
+        self.steps.stored_decision = self._stored_decision
         self.storage_error: StorageError | None = None
         # what earlier processes stored (read once), and what this one has applied since: this
         # process holds the execution's lease, so nobody else writes (a read per result was T²)
@@ -261,17 +264,17 @@ class StoreActivities:
     @activity.defn(name="store_begin_round")
     async def begin_round(self, begin: BeginRound) -> RoundBegun:
         async def work() -> RoundBegun:
-            engine, eid, r = self.engine, self.execution_id, begin.round_number
             # the governor service's ledger: what every worker spent, and what was stored before
-            exceeded = engine.governor.ledger.exceeded(engine.governor.budget)
-            if exceeded is not None:
-                return RoundBegun(exceeded=str(exceeded))
-            engine.events.emit(RoundStarted(execution_id=eid, round_number=r, teams=begin.pending))
-            before = await engine._snapshot(eid, r - 1, self.boards)
-            await engine.store.mark_rounds_started(eid, r, begin.pending)
+            begun = await self.steps.begin(begin.round_number, begin.pending)
+            if isinstance(begun, BudgetCut):
+                return RoundBegun(exceeded=begun.detail)
             for team_id in begin.pending:
-                engine.events.emit(TeamRoundStarted(execution_id=eid, team_id=team_id, round_number=r))
-            return RoundBegun(snapshot=before)
+                self.engine.events.emit(
+                    TeamRoundStarted(
+                        execution_id=self.execution_id, team_id=team_id, round_number=begin.round_number
+                    )
+                )
+            return RoundBegun(snapshot=begun)
 
         return cast(RoundBegun, await self._guarded(work()))
 
@@ -296,45 +299,25 @@ class StoreActivities:
 
     @activity.defn(name="store_judge_round")
     async def judge_round(self, ask: JudgeRound) -> list[JudgeResult]:
-        """A round's judgments, made here with this process's governor, as many at once as teams
-        may play at once, and stored as the local engine stores them. Asked again (this process
-        died before the workflow recorded the answers), a team whose decision the store already
-        has answers with it, and only the others are judged."""
-        slots = asyncio.Semaphore(self.engine.settings.max_concurrent_teams)
+        """A round's judgments, made here with this process's governor and stored as the local
+        engine stores them. Asked again (this process died before the workflow recorded the
+        answers), a team whose decision the store already has answers with it."""
+        n = self.engine.settings.max_concurrent_teams
+        verdicts = await self._guarded(self.steps.judge(ask.round_number, ask.team_ids, n))
+        return [
+            JudgeResult(team_id=t, round_number=ask.round_number, budget_error=v.detail)
+            if isinstance(v, BudgetCut)
+            else JudgeResult(team_id=t, round_number=ask.round_number, decision=v)
+            for t, v in cast(dict[str, Verdict], verdicts).items()
+        ]
 
-        async def one(team_id: str) -> JudgeResult:
-            async with slots:
-                return await self._judge(team_id, ask.round_number)
-
-        judged = asyncio.gather(*(one(team_id) for team_id in ask.team_ids))
-        return cast(list[JudgeResult], await self._guarded(judged))
-
-    async def _judge(self, team_id: str, round_number: int) -> JudgeResult:
-        engine, key = self.engine, (team_id, round_number)
-        status = await self._status(*key)
-        decision = self._decisions.get(key) or (status.decision if status else None)
-        if decision is None:
-            async with self._board_read:
-                after = await engine._snapshot(self.execution_id, round_number, self.boards)
-            controller = self._controllers.get(team_id)
-            if controller is None:
-                controller = engine._controller(self.execution_id, self.user_prompt, team_id)
-                self._controllers[team_id] = controller
-            s = engine.settings
-            try:
-                decision = await controller.decide(
-                    round_number, min_rounds=s.min_rounds, max_rounds=s.max_rounds, snapshot=after
-                )
-            except UsageLimitExceeded as exc:
-                return JudgeResult(team_id=team_id, round_number=round_number, budget_error=str(exc))
-            await controller.record_decision(round_number, decision)
-            self._decisions[key] = decision
-            engine.events.emit(TeamDecided.of(controller.key(round_number), decision))
-        return JudgeResult(team_id=team_id, round_number=round_number, decision=decision)
+    async def _stored_decision(self, team_id: str, round_number: int) -> RoundDecision | None:
+        status = await self._status(team_id, round_number)
+        return status.decision if status else None
 
     @activity.defn(name="store_report_usage")
     async def report_usage(self, round_number: int) -> None:
-        await self._guarded(self.engine._report_usage(self.execution_id, round_number))
+        await self._guarded(self.steps.report_usage(round_number))
 
     @activity.defn(name="store_finish")
     async def finish(self, end: FinishInput) -> ExecutionSummary:

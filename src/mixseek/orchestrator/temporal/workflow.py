@@ -17,14 +17,28 @@ import asyncio
 import math
 from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
+from mixseek.agents.concurrency import run_bounded
 from mixseek.orchestrator.models import ExecutionSummary
-from mixseek.orchestrator.progress import TeamProgress, record_outcomes, undecided
+from mixseek.orchestrator.progress import TeamProgress
+from mixseek.orchestrator.round_protocol import (
+    Begin,
+    BudgetCut,
+    Close,
+    Command,
+    Enter,
+    Judge,
+    Play,
+    RoundProtocol,
+    Stop,
+    drive,
+)
 from mixseek.orchestrator.temporal.batching import Batcher
 from mixseek.orchestrator.temporal.messages import (
     GOVERNOR_UNREACHABLE,
@@ -64,8 +78,6 @@ WORK_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts
 GOVERNOR_WAIT = timedelta(minutes=10)
 GOVERNOR_SIGNAL = "governor"
 
-Stop = tuple[str, str | None]
-CONTINUE = "continue_as_new"
 # a run continues as a new one past this much history, well before Temporal's 50 MB limit
 HISTORY_BYTES_PER_RUN = 20_000_000
 
@@ -84,6 +96,10 @@ def for_team(snapshot: RoundSnapshot, team_id: str) -> RoundSnapshot:
 T = TypeVar("T")
 
 
+class Handover(Exception):
+    """This run's history is full: a new run goes on from the next round (continue-as-new)."""
+
+
 @workflow.defn(name=WORKFLOW_NAME)
 class ExecutionWorkflow:
     """Rounds 1..max_rounds over the teams still in, with a barrier after each round."""
@@ -99,6 +115,7 @@ class ExecutionWorkflow:
         # the rankings the current round's team rounds still need, served by `ranking`; set from
         # store activities' results, so a replay rebuilds them
         self._rankings: dict[int, list[dict[str, Any]]] = {}
+        self._before = RoundSnapshot(up_to_round=0)  # the board the round's team rounds start from
 
     @workflow.signal(name=GOVERNOR_SIGNAL)
     def set_governor(self, access: GovernorAccess) -> None:
@@ -129,7 +146,8 @@ class ExecutionWorkflow:
         self._progress = await self._store(
             "store_load_progress", None, "load-progress", dict[str, TeamProgress]
         )
-        stop: Stop
+        stop: Stop = ("finished", None)
+        handover = False
         timeout = params.execution_timeout_seconds
         try:
             if timeout:
@@ -141,9 +159,11 @@ class ExecutionWorkflow:
                 stop = await self._rounds()
         except TimeoutError:
             stop = ("execution_timeout", f"execution timeout of {timeout:g} s")
+        except Handover:
+            handover = True
         # a store write under way when the timeout cancelled its rounds ends before the summary
         await self._saves.idle()
-        if stop[0] == CONTINUE:
+        if handover:
             # the store holds the progress; the next run reloads it with a fresh history
             workflow.continue_as_new(
                 params.model_copy(
@@ -175,18 +195,46 @@ class ExecutionWorkflow:
         return summary
 
     async def _rounds(self) -> Stop:
-        for round_number in range(self.p.from_round, self.p.max_rounds + 1):
-            alive = [t for t in self.p.team_ids if self._progress[t].alive_at(round_number)]
-            if not alive:
-                break
-            if round_number > self.p.from_round and self._history_full():
-                return (CONTINUE, None)
-            self._rounds_run = round_number
-            stop = await self._round(round_number, alive)
-            await self._store("store_report_usage", round_number, f"r{round_number}-usage", type(None))
-            if stop[0] != "finished":
-                return stop
-        return ("finished", None)
+        p = self.p
+        protocol = RoundProtocol(
+            p.team_ids, self._progress, p.max_rounds, p.max_concurrent_teams, p.from_round
+        )
+        return await drive(protocol.steps(), self._perform)
+
+    async def _perform(self, command: Command) -> Any:
+        """One command of the round protocol: store work and judgments as local activities, team
+        rounds as activities on the team queue."""
+        match command:
+            case Enter(round_number=r):
+                if r > self.p.from_round and self._history_full():
+                    raise Handover
+                self._rounds_run = r
+                return None
+            case Begin(round_number=r, teams=teams):
+                ask = BeginRound(round_number=r, pending=list(teams))
+                begun = await self._store("store_begin_round", ask, f"r{r}-begin", RoundBegun)
+                if begun.exceeded is not None:
+                    return BudgetCut(begun.exceeded)
+                assert begun.snapshot is not None
+                self._before = begun.snapshot
+                self._rankings[r] = begun.snapshot.ranking
+                return None
+            case Play(round_number=r, teams=teams, concurrency=n):
+                outcomes = await run_bounded([partial(self._play_team, t, r) for t in teams], n)
+                del self._rankings[r]
+                return outcomes
+            case Judge(round_number=r, teams=teams, concurrency=n):
+                # a judgment waits on a model as a team round does, and is bounded alike, per wave
+                # of judgments that may run at once
+                judge = JudgeRound(round_number=r, team_ids=list(teams))
+                limit = self._work_limit * math.ceil(len(teams) / n)
+                decided = await self._store(
+                    "store_judge_round", judge, f"r{r}-judgments", list[JudgeResult], timeout=limit
+                )
+                return {j.team_id: j.decision or BudgetCut(j.budget_error or "") for j in decided}
+            case Close(round_number=r):
+                await self._store("store_report_usage", r, f"r{r}-usage", type(None))
+                return None
 
     def _history_full(self) -> bool:
         """Whether this run's history is long enough to go on in a new run (checked between rounds)."""
@@ -197,65 +245,20 @@ class ExecutionWorkflow:
             or info.is_continue_as_new_suggested()
         )
 
-    async def _round(self, round_number: int, alive: list[str]) -> Stop:
-        progress = self._progress
-        slots = asyncio.Semaphore(self.p.max_concurrent_teams)
-        pending = [t for t in alive if round_number not in progress[t].completed]
-        if pending:
-            begun = await self._store(
-                "store_begin_round",
-                BeginRound(round_number=round_number, pending=pending),
-                f"r{round_number}-begin",
-                RoundBegun,
-            )
-            if begun.exceeded is not None:
-                return ("budget", begun.exceeded)
-            assert begun.snapshot is not None
-            before = begun.snapshot
-            self._rankings[round_number] = before.ranking
-
-            async def play(team_id: str) -> RoundOutcome:
-                async with slots:
-                    work = TeamRoundInput(
-                        execution_id=self.p.execution_id,
-                        user_prompt=self.p.user_prompt,
-                        team_id=team_id,
-                        round_number=round_number,
-                        snapshot=for_team(before, team_id),
-                        config_hash=self.p.config_hash,
-                        governor=self._access,
-                        reference=self.p.reference,
-                    )
-                    result = await self._play(work, f"{team_id}-r{round_number}")
-                    await self._saves.put(result)
-                    return result.outcome
-
-            outcomes = await asyncio.gather(*(play(t) for t in pending))
-            del self._rankings[round_number]
-            budget_cut = record_outcomes(progress, round_number, outcomes)
-            if budget_cut is not None:
-                return ("budget", budget_cut)
-        to_decide = undecided(progress, alive, round_number)
-        if not to_decide:
-            return ("finished", None)
-
-        # a judgment waits on a model as a team round does, and is bounded alike, per wave of
-        # judgments that may run at once
-        waves = math.ceil(len(to_decide) / self.p.max_concurrent_teams)
-        decided = await self._store(
-            "store_judge_round",
-            JudgeRound(round_number=round_number, team_ids=to_decide),
-            f"r{round_number}-judgments",
-            list[JudgeResult],
-            timeout=self._work_limit * waves,
+    async def _play_team(self, team_id: str, round_number: int) -> RoundOutcome:
+        work = TeamRoundInput(
+            execution_id=self.p.execution_id,
+            user_prompt=self.p.user_prompt,
+            team_id=team_id,
+            round_number=round_number,
+            snapshot=for_team(self._before, team_id),
+            config_hash=self.p.config_hash,
+            governor=self._access,
+            reference=self.p.reference,
         )
-        for result in decided:
-            if result.budget_error is not None:
-                return ("budget", result.budget_error)
-        for result in decided:
-            assert result.decision is not None
-            progress[result.team_id].record_decision(round_number, result.decision)
-        return ("finished", None)
+        result = await self._play(work, f"{team_id}-r{round_number}")
+        await self._saves.put(result)
+        return result.outcome
 
     async def _store(
         self,
