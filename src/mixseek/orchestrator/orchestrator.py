@@ -1,14 +1,8 @@
-"""Running every team over rounds with a round barrier, and resuming an interrupted execution.
+"""Running an execution, or resuming an interrupted one, with the local driver of the round protocol.
 
-State lives in the store, not in memory: what a round produced is saved when
-the round ends, and the decision to go on is saved right after. `_drive`
-walks rounds 1..max_rounds and does only what the store does not have yet, so
-a fresh run and a resumed one follow the same path and give the same board.
-
-One process at a time runs an execution: it holds the execution's lease in
-the store (see `storage.lease`) from creation or resume to the final status,
-refreshing its heartbeat meanwhile. A resume while the owner still runs is
-refused; if this process loses the lease, it stops without writing more.
+State lives in the store: the protocol starts from the stored progress, so a fresh run and a
+resumed one take the same path. One process at a time runs an execution, holding its lease
+(`storage.lease`) until the final status; a process that loses the lease stops writing.
 """
 
 from __future__ import annotations

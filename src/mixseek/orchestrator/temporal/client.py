@@ -1,17 +1,10 @@
-"""The `mixseek exec` side of the temporal engine: starts (or reattaches to) the workflow and
-serves its store queue, so this process stays the store's one writer.
+"""The `mixseek exec` side of the temporal engine: starts (or reattaches to) the workflow, serves
+its store queue (so this process stays the store's one writer) and the execution's governor.
 
-`TemporalOrchestrator` is the local `Orchestrator` with another `_drive`: creating or claiming
-the execution, its lease, events and the final summary are the same code. The store activities —
-local activities of the workflow, which this process runs — call the local engine's own steps
-(progress, round barrier, judgments, usage report, finish) and apply the writes workers recorded,
-once: a write whose round the store already has is skipped, so an activity repeated after this
-process died stores nothing twice. Results come in the batches the workflow gathers
-(`batching`), each applied in one transaction. It also serves the execution's governor
-(`governor_service`): this process's ledger and rate limiters admit every worker's model
-requests, and its ledger decides the budget check before each round. If the server stops answering
-(a dev server killed), the execution is left interrupted and `EngineLost` says which server: the
-workflow is kept in the server's state, and a resume goes on with it.
+`TemporalOrchestrator` is the local `Orchestrator` with another driver of the round protocol; the
+store activities run the same `RoundSteps` and apply the writes workers recorded once, so an
+activity repeated after this process died stores nothing twice. A server that stops answering
+leaves the execution interrupted (`EngineLost`); a resume goes on with its workflow.
 """
 
 from __future__ import annotations
@@ -60,9 +53,8 @@ from mixseek.orchestrator.temporal.messages import (
 from mixseek.orchestrator.temporal.reattach import replace_stale_workflow
 from mixseek.orchestrator.temporal.sdk_runtime import sdk_runtime
 from mixseek.orchestrator.temporal.workflow import GOVERNOR_SIGNAL, ExecutionWorkflow
-from mixseek.round_controller.models import RoundDecision
 from mixseek.storage.errors import StorageError
-from mixseek.storage.models import RoundStatusRecord
+from mixseek.storage.models import RoundDecision, RoundStatusRecord
 from mixseek.version import __version__
 
 # local activities at once: the workflow runs a few (the round's start, a batch of team results
@@ -71,19 +63,14 @@ LOCAL_ACTIVITY_SLOTS = 8
 
 PROBE_SECONDS = 30.0
 
-# The workflow runs outside Temporal's sandbox. The sandbox guards against non-deterministic
-# imports and calls by running every activation through proxies, which cost the exec process
-# about 3 ms of CPU per team round (`bench/orchestration.py`); `workflow.py` uses only asyncio's
-# tasks and Temporal's clock, and a replay test (tests/temporal/test_replay.py) checks that a
-# recorded history replays unchanged.
+# Outside Temporal's sandbox, whose proxies cost about 3 ms of CPU per team round: the workflow
+# uses only asyncio's tasks and Temporal's clock, and a replay test checks its determinism.
 WORKFLOW_RUNNER = UnsandboxedWorkflowRunner()
 
 
 async def connect(address: str) -> Client:
-    """A client for `address`; an unreachable one is the user's to fix (one line, exit 2).
-
-    The address is probed with a plain TCP connection first: the SDK's runtime, once a connect
-    has failed, can abort the interpreter at exit instead of letting it report the error."""
+    """A client for `address`, probed over TCP first: after a failed connect the SDK's runtime can
+    abort the interpreter at exit instead of letting it report the error."""
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         raise InputError(f"--temporal-address: {address!r}: expected HOST:PORT")

@@ -1,14 +1,9 @@
-"""An execution as a Temporal workflow: the round loop of the local engine, as deterministic code.
+"""An execution as a Temporal workflow: the round protocol's other driver, as deterministic code.
 
-It decides what runs — which teams play a round, the round barrier, the budget check before a
-round, the stop decisions — and delegates the rest to activities: team rounds on the team queue
-(any `mixseek worker`); reads and writes of the store, and the judgments, as local activities of
-the `mixseek exec` process that owns the workspace and runs this workflow (no round trip through
-the server's task queues: a team round costs the server one activity). That process also serves
-the execution's governor (budgets, rate limits); each one that attaches signals its address,
-which the team rounds carry.
-Progress comes from the store, so a new workflow for an interrupted execution resumes it just as
-the local engine does.
+Team rounds run as activities on the team queue (any `mixseek worker`); store work and judgments
+as local activities of the `mixseek exec` process that owns the workspace and serves the
+execution's governor, whose address it signals. Progress comes from the store, so a new workflow
+for an interrupted execution resumes it as the local engine does.
 """
 
 from __future__ import annotations
@@ -83,12 +78,8 @@ HISTORY_BYTES_PER_RUN = 20_000_000
 
 
 def for_team(snapshot: RoundSnapshot, team_id: str) -> RoundSnapshot:
-    """The board as one team's activity carries it: that team's own history, and no ranking.
-
-    Every activity input is kept in the workflow's history and all of a round's inputs go to the
-    server in one message: with every team's history in each, both grew as T² (T = 64 already
-    passed gRPC's 4 MB message limit); with the ranking in each, as T² too (T = 256 passed it).
-    The worker asks the workflow for the ranking instead (`RANKING_QUERY`), once per round."""
+    """The board as one team's activity carries it: its own history and no ranking (which workers
+    ask by `RANKING_QUERY`), or a round's inputs grow as T² past gRPC's 4 MB message limit."""
     own = {team_id: snapshot.histories[team_id]} if team_id in snapshot.histories else {}
     return snapshot.model_copy(update={"histories": own, "ranking": []})
 
