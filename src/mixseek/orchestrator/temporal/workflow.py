@@ -20,6 +20,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from mixseek.agents.concurrency import run_bounded
+from mixseek.errors import RuntimeFailure
 from mixseek.orchestrator.models import ExecutionSummary
 from mixseek.orchestrator.progress import TeamProgress
 from mixseek.orchestrator.round_protocol import (
@@ -87,8 +88,9 @@ def for_team(snapshot: RoundSnapshot, team_id: str) -> RoundSnapshot:
 T = TypeVar("T")
 
 
-class Handover(Exception):
-    """This run's history is full: a new run goes on from the next round (continue-as-new)."""
+class Handover(RuntimeFailure):
+    """This run's history is full: a new run goes on from the next round (continue-as-new); caught
+    by the workflow itself, never seen by a user."""
 
 
 @workflow.defn(name=WORKFLOW_NAME)
