@@ -16,7 +16,8 @@ from mixseek.orchestrator.local_rounds import LocalRounds
 from mixseek.orchestrator.progress import TeamProgress
 from mixseek.orchestrator.round_protocol import RoundProtocol, Stop, drive
 from mixseek.orchestrator.round_steps import RoundSteps
-from mixseek.round_controller.models import RoundDecision, RoundOutcome, RoundSnapshot
+from mixseek.round_controller.models import RoundOutcome, RoundSnapshot
+from mixseek.storage.models import RoundDecision
 from mixseek.storage.overview import UsageTotals
 
 TEAMS = ("alpha", "beta", "gamma")

@@ -12,8 +12,14 @@ from typing import TYPE_CHECKING
 from mixseek.orchestrator.models import SummaryTeamStatus, TeamSummary
 
 if TYPE_CHECKING:
-    from mixseek.round_controller.models import RoundDecision, RoundOutcome
-    from mixseek.storage.models import FinalStatus, LeaderBoardRow, RoundStatusRecord, StopReason
+    from mixseek.round_controller.models import RoundOutcome
+    from mixseek.storage.models import (
+        FinalStatus,
+        LeaderBoardRow,
+        RoundDecision,
+        RoundStatusRecord,
+        StopReason,
+    )
 
 
 @dataclass

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mixseek.orchestrator.progress import TeamProgress, record_outcomes, undecided
-from mixseek.round_controller.models import RoundDecision, RoundOutcome
-from mixseek.storage.models import StopReason
+from mixseek.round_controller.models import RoundOutcome
+from mixseek.storage.models import RoundDecision, StopReason
 
 Stop = tuple[StopReason, str | None]
 

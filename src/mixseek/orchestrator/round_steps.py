@@ -19,8 +19,8 @@ from mixseek.llm.governor import Governor
 from mixseek.orchestrator.events import EventBus, RoundStarted, TeamDecided, UsageUpdated
 from mixseek.orchestrator.round_protocol import BudgetCut
 from mixseek.round_controller.controller import RoundController
-from mixseek.round_controller.models import RoundDecision, RoundSnapshot
-from mixseek.storage.models import RoundKey
+from mixseek.round_controller.models import RoundSnapshot
+from mixseek.storage.models import RoundDecision, RoundKey
 from mixseek.storage.protocol import Store
 
 Verdict = RoundDecision | BudgetCut
