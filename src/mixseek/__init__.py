@@ -5,17 +5,13 @@ The Python API, in one import:
     from mixseek import Mixseek, TeamConfig, LeaderAgentConfig, MemberAgentConfig, OrchestratorSettings
     from mixseek import WorkflowConfig, WorkflowStep, AgentExecutorConfig, FunctionExecutorConfig
 
-Stored executions are read with `mixseek.runs` (`list_executions`, `read_execution`).
-
-Names are loaded on first use, so `import mixseek` (and the `mixseek` command, which installs
-its Ctrl-C handling before anything heavy loads) stays cheap.
+Stored executions are read with `mixseek.runs`. Names load on first use: `import mixseek` stays cheap.
 """
 
 from mixseek.lazy_exports import lazy_exports
 from mixseek.version import __version__
 
-# `typing.TYPE_CHECKING`, which type checkers take for True: `typing` itself takes ~10 ms to import,
-# and the `mixseek` program's Ctrl-C guard is installed only once this has run (`cli.entry`)
+# `typing.TYPE_CHECKING` without importing `typing` (~10 ms) before the Ctrl-C guard (`cli.entry`)
 TYPE_CHECKING = False
 
 # name -> module that defines it

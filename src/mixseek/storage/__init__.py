@@ -1,9 +1,7 @@
 """mixseek.storage: executions, rounds and the leaderboard in DuckDB.
 
-Importing this package loads nothing: each name loads its module on first use, so a command
-that reads one part of the store (`mixseek runs list` reads through `storage.quick_read`) does
-not pay for the rest (the write path, tenacity, psutil). The store loads DuckDB and pydantic,
-never an LLM provider SDK.
+Each name loads its module on first use, so a command that reads one part of the store does not
+pay for the rest (the write path, tenacity, psutil).
 """
 
 from __future__ import annotations

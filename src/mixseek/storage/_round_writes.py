@@ -1,13 +1,8 @@
 """The store's writes as kinds the write queue can batch (see `_write_queue`).
 
-A batch of n saves costs the same eight statements as one save, each with n
-rows; a batch of decisions is one UPDATE, a batch of round starts or
-failures one upsert. Any other write is a plain function of the
-connection, run in turn.
-
-A save, a decision and a round's failure carry the usage rows of the model
-requests that produced them (`Paid`): the rows go in the same transaction,
-so a process killed right after a result is stored has stored what it cost.
+n saves cost the eight statements of one save; n decisions one UPDATE; n round starts or failures
+one upsert. A result carries the usage rows that paid for it (`Paid`) into its transaction, so a
+process killed right after storing it has stored what it cost.
 """
 
 from __future__ import annotations
@@ -173,10 +168,8 @@ class Paid(Generic[P]):
 def _paid(
     name: str, write: Callable[[Conn, Sequence[P]], list[Any]], key: Callable[[P], object]
 ) -> WriteKind[Paid[P]]:
-    """The kind `name` whose writes store their usage rows in their own transaction.
-
-    The rows are stored even when `write` reports a per-write error (a decision for
-    a round that is not stored, say): the requests were made and paid for all the same."""
+    """The kind `name` whose writes store their usage rows in their own transaction, even when
+    `write` refuses one (a decision for a round not stored): the requests were paid for."""
 
     def write_paid(conn: Conn, items: Sequence[Paid[P]]) -> list[Any]:
         _insert_calls(conn, [row for item in items for row in item.calls])

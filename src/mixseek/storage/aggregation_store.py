@@ -1,21 +1,9 @@
 """`AggregationStore`: executions, rounds and the leaderboard in one DuckDB file.
 
-Every public method is a coroutine that runs its DuckDB work in a worker
-thread, so the event loop never waits on disk or on a lock. Connection
-lifetime (why the file is opened on demand and closed when idle) is
-explained in `_connection`; retries on another process's lock in `retry`;
-why writes that arrive together share a transaction in `_write_queue`. A
-store serves one event loop at a time (each `asyncio.run` may be another).
-
-Ranking reads `team_standings`, a per-team summary rewritten in the same
-transaction as the leader_board row it derives from. The direct aggregate
-over leader_board needs an index lookup plus a row fetch per round per
-column; at 640k rows it measured about 8 ms p50 / 12 ms p95 (`bench/store.py`,
-"snapshot") against a 5 ms budget, whereas the summary (one row per team)
-answers in about 1.4 ms. Both are exact for any committed snapshot because
-they change together. A ranking restricted to earlier rounds (`max_round`)
-uses the summary too when no team has a later round on the board (the
-usual case under the round barrier), else the direct aggregate.
+Each method runs its DuckDB work in a worker thread (see `_connection`, `retry`, `_write_queue`);
+a store serves one event loop at a time. Rankings read `team_standings`, one row per team rewritten
+in the transaction of its leader_board rows: 1.4 ms where the direct aggregate took 8 ms p50 at
+640k rows against a 5 ms budget (`bench/store.py`, "snapshot").
 """
 
 from __future__ import annotations
@@ -107,8 +95,8 @@ def _update(
     missing: str,
     found: Callable[[list[Any]], bool] = bool,
 ) -> None:
-    """Run `UPDATE ... RETURNING <column>`; unless `found(returned values)` (by default: unless
-    a row changed), raise RecordNotFoundError(`missing`), so the transaction rolls it back."""
+    """Run `UPDATE ... RETURNING <column>`; RecordNotFoundError(`missing`), which rolls the
+    transaction back, unless `found(returned values)` (by default: a row changed)."""
     returned = [row[0] for row in conn.execute(query, list(params)).fetchall()]
     if not found(returned):
         raise RecordNotFoundError(missing)
@@ -179,16 +167,10 @@ def _claimable(
 class AggregationStore:
     """The DuckDB store of one workspace (or of any file given as `db_path`).
 
-    `read_only=True` opens the file read-only, so any number of such readers
-    may run beside each other (never beside a writer's open connection); it
-    refuses writes and does not upgrade the schema.
-
-    `idle_close_seconds` is how long the file stays open after the last
-    operation: by default 50 ms for a read-write store (the process running
-    an execution, which reads the ranking many times per round) and 0 for a
-    read-only one, so that a polling reader delays the writer by at most one
-    operation.
-    """
+    Any number of `read_only` stores may read beside each other (never beside a writer's open
+    connection). The file stays open `idle_close_seconds` after the last operation: 50 ms for a
+    writer, which reads the ranking many times per round; 0 for a reader, so that polling delays
+    a writer by one operation at most."""
 
     def __init__(
         self,
@@ -282,8 +264,7 @@ class AggregationStore:
         owner: ExecutionOwner | None = None,
         reference: str | None = None,
     ) -> None:
-        """Record a new execution with status 'running', owned by `owner` (by default a new
-        owner in this process; see `storage.lease`), with its reference answer if it has one."""
+        """A new 'running' execution, owned by `owner` (by default this process; see `storage.lease`)."""
         owner = owner or ExecutionOwner.this_process()
 
         def work(conn: Conn) -> None:
@@ -298,12 +279,8 @@ class AggregationStore:
         await self._call(work, write=True)
 
     async def claim_execution(self, execution_id: str, owner: ExecutionOwner) -> float:
-        """Make `owner` the owner of an execution to resume it: status 'running' again, no summary.
-        Its active time so far (the duration readers showed) is kept, and `owner`'s span starts;
-        returns that time in seconds.
-
-        Raises ExecutionOwnedError when another owner still runs it (see `storage.lease`),
-        StorageError when the execution has ended."""
+        """Make `owner` the owner of an execution to resume it ('running' again, no summary) and
+        return the seconds it was active so far; ExecutionOwnedError while another owner runs it."""
 
         def work(conn: Conn) -> ExecutionLease | float:
             record, other = _claimable(conn, execution_id, owner)
@@ -345,10 +322,8 @@ class AggregationStore:
     # -- model calls ----------------------------------------------------------
 
     async def record_model_calls(self, execution_id: str, calls: Sequence[Mapping[str, Any]]) -> None:
-        """Append the usage of model requests (site = who called: leader, member, metric, judgment).
-
-        Usage that paid for a stored result goes with that result's write instead (the
-        `model_calls` argument of `save_round`, `update_judgment`, `mark_round_failed`)."""
+        """Append the usage of model requests that paid for no stored result (those that did go
+        with its write: the `model_calls` of `save_round`, `update_judgment`, `mark_round_failed`)."""
         rows = _call_rows(execution_id, calls)
         if rows:
             await self._write(MODEL_CALLS, rows)
@@ -378,12 +353,9 @@ class AggregationStore:
         ended_at: datetime | None = None,
         owner: ExecutionOwner | None = None,
     ) -> None:
-        """Set the execution's final status and summary (`ended_at` defaults to now) and
-        release its lease, in one transaction committed into the database file itself: when this
-        returns, the status is stored; when it raises (a full disk), none of it is, so the
-        execution stays resumable (see `_connection`).
-
-        With `owner`, only while `owner` holds the lease: else ExecutionOwnedError and no change."""
+        """Store the final status and summary and release the lease in one transaction committed
+        into the file itself, so a failure (a full disk) leaves the execution resumable (see
+        `_connection`). With `owner`, only while `owner` holds the lease, else ExecutionOwnedError."""
         if status not in EXECUTION_STATUSES:
             raise ValueError(f"status must be one of {', '.join(EXECUTION_STATUSES)}, got {status!r}")
         ended = _utc_or_now(ended_at)
@@ -424,15 +396,13 @@ class AggregationStore:
         return await self._call(lambda conn: read_execution(conn, execution_id), write=False)
 
     async def get_execution_outline(self, execution_id: str) -> ExecutionView | None:
-        """One execution as a page of it all shows it: `get_execution_view` without the texts
-        of each round (see `read_model.read_execution_outline`); None if unknown."""
+        """`get_execution_view` without each round's texts, as a page of it all shows it."""
         return await self._call(lambda conn: read_execution_outline(conn, execution_id), write=False)
 
     async def get_execution_outline_since(
         self, execution_id: str, known: ExecutionProgress | None
     ) -> tuple[ExecutionProgress, ExecutionView | None] | None:
-        """An execution's progress and, unless it is still `known`, its outline, in one snapshot
-        (a page that kept the outline of `known` reads no more); None if unknown."""
+        """An execution's progress and, unless it is still `known`, its outline, in one snapshot."""
         return await self._call(lambda conn: read_outline_since(conn, execution_id, known), write=False)
 
     async def list_execution_overviews(self, limit: int = 50) -> list[ExecutionOverview]:
@@ -442,12 +412,7 @@ class AggregationStore:
     # -- rounds ---------------------------------------------------------------
 
     async def save_round(self, record: RoundRecord, *, model_calls: Sequence[Mapping[str, Any]] = ()) -> None:
-        """Write round_history, leader_board and round_status for one round, and the usage
-        of the model requests that produced it (see `record_model_calls`), all or nothing.
-
-        Saving a round that is already stored replaces its rows (its `is_final`
-        flag is cleared with them).
-        """
+        """Write (or replace) one round's rows and the usage that produced it, all or nothing."""
         await self._write(SAVE_ROUND, Paid(record, _call_rows(record.execution_id, model_calls)))
 
     async def mark_round_started(self, key: RoundKey, *, started_at: datetime | None = None) -> None:
@@ -460,11 +425,13 @@ class AggregationStore:
     ) -> None:
         """`mark_round_started` for several teams in one transaction (a round's start)."""
         started = _rows.now()
-        rows: list[RoundStatusRow] = [
-            (execution_id, team_id, round_number, "running", started, None, None) for team_id in team_ids
-        ]
         # submitted together, they share a batch (a team given twice goes in a later statement)
-        await asyncio.gather(*(self._write(ROUND_STATUS, Paid(row)) for row in rows))
+        await asyncio.gather(
+            *(
+                self.mark_round_started(RoundKey(execution_id, t, round_number), started_at=started)
+                for t in team_ids
+            )
+        )
 
     async def mark_round_failed(
         self,
@@ -475,12 +442,7 @@ class AggregationStore:
         ended_at: datetime | None = None,
         model_calls: Sequence[Mapping[str, Any]] = (),
     ) -> None:
-        """Record that a team's round ended in 'failed' or 'timeout', with the usage of the
-        model requests it made (see `record_model_calls`).
-
-        Creates the round_status row if the round never saved; leaves any
-        leader_board row of the round as it is.
-        """
+        """Record that a team's round ended in 'failed' or 'timeout', with the usage it made."""
         if status not in ("failed", "timeout"):
             raise ValueError(f"status must be 'failed' or 'timeout', got {status!r}")
         row: RoundStatusRow = (*key, status, None, _utc_or_now(ended_at), error_message)
@@ -489,8 +451,7 @@ class AggregationStore:
     async def update_judgment(
         self, key: RoundKey, decision: RoundDecision, *, model_calls: Sequence[Mapping[str, Any]] = ()
     ) -> None:
-        """Store the decision made after a saved round, with the usage of the judgment's model
-        requests (see `record_model_calls`)."""
+        """Store the decision made after a saved round, with the usage of the judgment."""
         await self._write(JUDGMENT, Paid((key, decision), _call_rows(key.execution_id, model_calls)))
 
     async def mark_final(self, key: RoundKey) -> None:
@@ -543,12 +504,8 @@ class AggregationStore:
     # -- reads ----------------------------------------------------------------
 
     async def get_ranking(self, execution_id: str, *, max_round: int | None = None) -> list[RankingEntry]:
-        """One entry per team with rounds on the board, best first.
-
-        Order: `max_score` descending; on equal scores the team whose best
-        score came in the later round; then `team_id`. With `max_round`, only
-        rounds up to it count (a round-barrier snapshot).
-        """
+        """One entry per team, best `max_score` first (a tie goes to the later best round, then by
+        `team_id`); with `max_round`, of the rounds up to it (a round barrier's snapshot)."""
         return await self._call(lambda conn: _rows.ranking(conn, execution_id, max_round), write=False)
 
     async def get_leader_board_ranking(

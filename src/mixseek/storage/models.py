@@ -1,9 +1,5 @@
-"""What the store saves and returns.
-
-JSON columns come back as Python values (dicts), except `message_history`,
-which stays the JSON text the caller produced: the store never needs to
-understand pydantic-ai messages, so it does not import pydantic-ai.
-"""
+"""What the store saves and returns: JSON columns as Python values, except `message_history`,
+kept as the caller's JSON text so that the store never imports pydantic-ai."""
 
 from __future__ import annotations
 
@@ -111,8 +107,7 @@ class ExecutionLease(_Record):
     heartbeat_at: datetime
     alive: bool
     command_sha256: str | None = None
-    """The digest of the owner's command line (`lease.command_digest`); None in a lease written
-    before it was recorded."""
+    """The digest of the owner's command line (`lease.command_digest`); None in older leases."""
 
 
 class ExecutionRecord(_Record):
@@ -130,8 +125,7 @@ class ExecutionRecord(_Record):
     reference: str | None = None
     """The reference answer reference metrics compare submissions with (never shown to teams)."""
     active_since: datetime | None = None
-    """When the latest process that ran the execution took it (created or resumed it); None in
-    executions stored before schema 7."""
+    """When the latest process took the execution (created or resumed it); None before schema 7."""
     active_before_seconds: float | None = None
     """The time the processes before the latest one ran the execution, summed."""
 
@@ -178,8 +172,7 @@ class RoundStatusRecord(_Record):
 
     @property
     def decision(self) -> RoundDecision | None:
-        """The decision stored with the round (an exit reason in another mixseek's words reads as a
-        judgment); None while undecided."""
+        """The decision stored with the round (a foreign exit reason reads as "judgment")."""
         if self.should_continue is None:
             return None
         reason = self.exit_reason if self.exit_reason in get_args(DecisionReason) else "judgment"

@@ -1,12 +1,8 @@
 """`Store`: what the rest of mixseek asks of a store, so a second backend is one new module.
 
-The orchestrator, the round controller, the prompt builder and the readers
-(`mixseek runs`, the Python API's results) type against this protocol;
-`AggregationStore` (DuckDB) is its implementation. A backend keeps the
-contracts the DuckDB store documents: a round's rows and the usage that
-paid for them are written all or nothing, the ranking is exact for one
-committed snapshot, and a `running` execution whose owner is gone reads as
-`interrupted`.
+A backend keeps the contracts of `AggregationStore` (DuckDB): a round's rows and the usage that
+paid for them are written all or nothing, a ranking is one committed snapshot, and a `running`
+execution whose owner is gone reads as `interrupted`.
 """
 
 from __future__ import annotations
