@@ -1,8 +1,5 @@
-"""The parts an execution's team rounds are made of, built once from its configuration.
-
-The local engine builds them in its process; a Temporal worker builds the same ones from
-its copy of the workspace, so a team round runs alike wherever it is scheduled.
-"""
+"""The parts an execution's team rounds are made of, built once from its configuration by the
+local engine or a Temporal worker alike, so a team round runs alike wherever it is scheduled."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""What happens during an execution, as typed events.
-
-The orchestrator emits them; every consumer reads the same stream: the Python API's async
-iterator (`Mixseek.iter`), the CLI's live view and log lines, the JSONL log. Each event is a
-frozen pydantic model whose `kind` tells them apart (`Event` is their union, discriminated by
-`kind`), so a consumer can `match` on the class and a reader of the JSONL log can parse a
-line back with `parse_event`.
-
-A JSONL line is `{"at", "kind", "execution_id", "team_id", "round_number", ...the event's own
-fields}`; `team_id` and `round_number` are null where an event has none.
+"""What happens during an execution, as typed events: one stream for `Mixseek.iter`, the CLI's
+live view and log lines, and the JSONL log (`{"at", "kind", "execution_id", "team_id",
+"round_number", ...own fields}`, read back with `parse_event`).
 """
 
 from __future__ import annotations
@@ -53,18 +46,10 @@ class _Event(BaseModel):
 
     def as_line(self) -> str:
         """One human-readable log line."""
-        team_id = getattr(self, "team_id", None)
-        round_number = getattr(self, "round_number", None)
-        where = " ".join(
-            p
-            for p in (
-                f"team={team_id}" if team_id else "",
-                f"round={round_number}" if round_number else "",
-            )
-            if p
-        )
-        details = " ".join(f"{k}={_short(v)}" for k, v in self.details().items() if v is not None)
-        return " ".join(p for p in (self.at.strftime("%H:%M:%S"), self.kind, where, details) if p)
+        team_id, round_number = getattr(self, "team_id", None), getattr(self, "round_number", None)
+        where = [f"team={team_id}" if team_id else "", f"round={round_number}" if round_number else ""]
+        details = [f"{k}={_short(v)}" for k, v in self.details().items() if v is not None]
+        return " ".join(p for p in (self.at.strftime("%H:%M:%S"), self.kind, *where, *details) if p)
 
 
 class ExecutionStarted(_Event):
@@ -83,9 +68,8 @@ class ExecutionResumed(_Event):
 
 
 class WorkflowReplaced(_Event):
-    """Temporal engine, on a resume: the execution's workflow still ran with other configs or other
-    mixseek code (`reason`), so it was ended and a new one goes on from the store; the team rounds
-    it had in flight are played again."""
+    """Temporal engine, on a resume: the workflow ran other configs or code (`reason`), so it was
+    ended and a new one goes on from the store, playing its team rounds in flight again."""
 
     kind: Literal["workflow_replaced"] = "workflow_replaced"
     reason: str
@@ -232,8 +216,7 @@ def parse_event(data: Mapping[str, Any]) -> Event:
 
 
 def redacted(event: Event) -> Event:
-    """`event` without the values of the credentials set in the environment (an echoed key in an
-    error message, say)."""
+    """`event` without the values of the credentials set in the environment."""
     redactor = Redactor()
     if not redactor.active:
         return event

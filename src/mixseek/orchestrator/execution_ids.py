@@ -1,9 +1,5 @@
-"""Which execution ids a user may choose: the characters of the generated ones.
-
-An id names files (`logs/<id>.jsonl`), URLs (`/executions/<id>`) and shell commands printed for
-the user (`mixseek exec --resume <id>`), so it keeps to what `new_execution_id` produces —
-lower-case letters, digits and '-' — and needs no quoting or escaping anywhere.
-"""
+"""Which execution ids a user may choose: those that need no quoting in the files, URLs and shell
+commands they name (`logs/<id>.jsonl`, `/executions/<id>`, `mixseek exec --resume <id>`)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,6 @@ __all__ = [
     "BestSubmission",
     "ExecutionStatus",
     "ExecutionSummary",
-    "FinalStatus",
     "StopReason",
     "SummaryTeamStatus",
     "TeamSummary",
@@ -56,8 +55,7 @@ SummaryTeamStatus = Literal["completed", "failed", "stopped", "interrupted"]
 
 
 class TeamSummary(TeamStanding):
-    """How a team ended, as the orchestrator reports it (a stop by judgment is `completed`,
-    with its `exit_reason`; a team whose rounds an interruption cut off is `interrupted`)."""
+    """How a team ended, as the orchestrator reports it (a stop by judgment is `completed`)."""
 
     status: SummaryTeamStatus
 
@@ -84,8 +82,7 @@ class ExecutionSummary(ExecutionOutcome):
 
     @property
     def winner(self) -> BestSubmission | None:
-        """The winning submission (`best`): the leaderboard's first team's best round; None when
-        no round was scored."""
+        """The winning submission (`best`); None when no round was scored."""
         return self.best
 
     @property
