@@ -1,43 +1,9 @@
-"""One DuckDB connection per store, opened on demand and closed when idle.
+"""One DuckDB connection per store, opened on demand and closed after `idle_close_seconds` idle.
 
-Why not connect per operation: opening a file of 640k leader_board rows
-costs about 30 ms (catalog and index loading; `bench/store.py`, "cold"),
-six times the ranking query's 5 ms budget. Why not keep it open: DuckDB
-admits one read-write process *or* many read-only processes per file, so a
-connection left open would lock out `mixseek runs` and dashboards for the
-whole execution. The compromise: the connection stays open while
-operations keep arriving and is closed by a background thread once none
-has run for `idle_close_seconds` (default 50 ms). A burst — a round's
-save, then every team's ranking lookup — pays one open; between rounds,
-while the agents think for seconds, the file is free for other processes,
-which wait at most about that long (they retry on the lock).
-
-A store attaches its file to an in-memory DuckDB instance kept between
-opens (`_readers` for reading, `_writers` for writing) rather than
-connecting: the file is still opened and closed each time, without
-building a DuckDB instance each time.
-
-Operations run one at a time on the connection (a `threading.Lock`); the
-store calls `run` from worker threads.
-
-A DuckDB error about the file itself (damaged, unwritable, a full disk) is
-raised as a `StorageError` naming the file (`errors.store_problem`), and
-the connection is dropped: after such an error DuckDB may refuse every
-further statement on it, and the next operation starts from a fresh open.
-Errors worth retrying (another process's lock) are left as they are, for
-the caller's retry loop. Closing reports such an error the same way: the
-detach that closes the file checkpoints it, which a full disk can refuse.
-
-A write that must not outlive a failure to write the file itself (an
-execution's final status: `exec` reports success only once it is stored)
-commits through a checkpoint (`checkpoint=True`): DuckDB (1.5 and later)
-then writes the transaction straight into the file instead of its
-write-ahead log, so when the checkpoint fails (a full disk) the commit fails
-and nothing of it is kept. Committed to the log instead, it would be durable
-at once, and the checkpoint failing after it would leave a stored status
-that the process could no longer report truthfully. (DuckDB falls back to
-the log while another transaction is open on the file; a store's own
-operations run one at a time.)
+Kept open through a burst (an open costs ~30 ms at 640k rows), closed between rounds so that other
+processes (`mixseek runs`, dashboards) can open the file. A file error drops the connection and is
+raised as a `StorageError` naming the file; `checkpoint=True` commits straight into the file, so a
+full disk fails the commit instead of a later checkpoint.
 """
 
 from __future__ import annotations

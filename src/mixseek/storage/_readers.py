@@ -1,18 +1,7 @@
-"""Read-only opens of a store file: attached to an in-memory DuckDB instance kept for the purpose.
+"""Read-only opens of a store file, attached to a kept in-memory DuckDB instance.
 
-Why not `duckdb.connect(file, read_only=True)`: each call builds a whole DuckDB instance (the
-catalog of DuckDB's own functions, its threads) before it reads a byte of the file, about 20 ms,
-and the first queries of a new instance run slower: opening the file and reading an execution
-page's outline of 64 teams x 10 rounds took 67 ms that way, 23 ms attached to a kept instance
-(`bench/ui_render.py` times the whole page). A read-only store instead attaches its file
-(`ATTACH ... (READ_ONLY)`) to an idle in-memory instance and detaches it when it closes. The file
-is opened, share-locked, read and closed just as through a connection of its own: a writer in
-another process waits no longer, and the next attach reads the file anew (the instance keeps
-nothing of it: a new instance warmed up on another file reads it as fast).
-
-Each open store has an instance to itself (an instance attaches a file once); a few idle ones
-are kept. An instance that cannot be cleaned (its detach failed) is closed instead, which closes
-the file with it.
+`duckdb.connect(read_only=True)` builds a whole instance each time (~20 ms, and slow first queries);
+attaching to an idle one reads the file just as fresh and locks it just as briefly.
 """
 
 from __future__ import annotations
@@ -25,9 +14,7 @@ import duckdb
 
 from mixseek.storage.duckdb_instance import connect
 
-IDLE_KEPT = 2
-"""Idle instances kept for the next reads (a dashboard's page and its live stream, say); more
-concurrent reads build instances of their own, closed after use."""
+IDLE_KEPT = 2  # a dashboard's page and its live stream; more concurrent reads build their own
 
 ALIAS = "store"
 _HOME = "memory"  # the in-memory instance's own database

@@ -101,7 +101,7 @@ def leader_board(conn: Conn, execution_id: str) -> list[LeaderBoardRow]:
 def round_statuses(conn: Conn, execution_id: str) -> list[RoundStatusRecord]:
     """Every round_status row of the execution, by round number then team_id."""
     query = (
-        f"SELECT {sql.ROUND_STATUS_COLUMNS} FROM round_status WHERE execution_id = ? "
+        f"SELECT {sql.ROUND_STATUS_INSERT_COLUMNS} FROM round_status WHERE execution_id = ? "
         "ORDER BY round_number, team_id"
     )
     return [RoundStatusRecord(**row) for row in dicts(conn, query, [execution_id])]

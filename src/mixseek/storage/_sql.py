@@ -155,34 +155,20 @@ ALL_SUBMISSION_HISTORIES = _submission_history("lb.execution_id = ? AND lb.round
 
 # Executions with their lease, if any, and their last stored model call (a sign of life
 # the heartbeat may not have caught up with).
-EXECUTIONS_WITH_OWNER = """
+_WITH_OWNER = """
 SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary, e.reference,
        e.active_since, e.active_before_seconds,
        l.pid, l.host, l.process_started, l.command_sha256, l.acquired_at, l.heartbeat_at,
-       (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = e.execution_id) AS last_call_at
+       (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = {id}) AS last_call_at
 FROM executions e LEFT JOIN execution_leases l USING (execution_id)
 """
-
-# One execution by `$id`, as EXECUTIONS_WITH_OWNER gives it: the last model call is looked up for
-# that id alone (the correlated form aggregates every execution's calls first).
-EXECUTION_WITH_OWNER = """
-SELECT e.execution_id, e.user_prompt, e.status, e.config, e.started_at, e.ended_at, e.summary, e.reference,
-       e.active_since, e.active_before_seconds,
-       l.pid, l.host, l.process_started, l.command_sha256, l.acquired_at, l.heartbeat_at,
-       (SELECT max(m.created_at) FROM model_calls m WHERE m.execution_id = $id) AS last_call_at
-FROM executions e LEFT JOIN execution_leases l USING (execution_id)
-WHERE e.execution_id = $id
-"""
+EXECUTIONS_WITH_OWNER = _WITH_OWNER.format(id="e.execution_id")
+# One execution by `$id`: its last call looked up for that id alone (not correlated: faster)
+EXECUTION_WITH_OWNER = _WITH_OWNER.format(id="$id") + "WHERE e.execution_id = $id\n"
 
 LEASE_COLUMNS = (
     "execution_id, owner_token, pid, host, process_started, command_sha256, acquired_at, heartbeat_at"
 )
-
-ROUND_STATUS_COLUMNS = (
-    "execution_id, team_id, round_number, status, started_at, ended_at, should_continue, "
-    "judgment_reasoning, judgment_confidence, exit_reason, error_message"
-)
-
 
 MODEL_CALL_INSERT_COLUMNS = (
     "execution_id, team_id, round_number, site, model, "

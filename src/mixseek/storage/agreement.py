@@ -1,12 +1,7 @@
-"""Inter-judge agreement of an execution's judge panels, computed on read from score_details.
+"""Inter-judge agreement of an execution's judge panels, derived on read from score_details.
 
-Nothing extra is stored: each scored round keeps every judge's score in its score_details, so the
-agreement of any execution (also a running one, also one scored before the threshold changed)
-is derived here, in one place, for `runs show`, its JSON and the exports.
-
-Krippendorff's alpha (interval), not an ICC: a judge whose call failed leaves a hole in its
-round, and alpha takes rounds with any number (two or more) of scores, from panels of any size;
-the ICC forms need every judge to score every round.
+Krippendorff's alpha (interval), not an ICC: a failed judge leaves a hole in its round, which alpha
+takes and the ICC forms do not.
 """
 
 from __future__ import annotations
@@ -16,8 +11,7 @@ from typing import Any
 
 from mixseek.stats.agreement import krippendorff_alpha_interval, spread
 
-DEFAULT_THRESHOLD = 20.0
-"""Used for executions whose config snapshot does not say (the evaluator's default)."""
+DEFAULT_THRESHOLD = 20.0  # the evaluator's default, for snapshots that do not say
 
 
 def disagreement_threshold(config: Mapping[str, Any]) -> float:
@@ -41,9 +35,7 @@ def _score(judge: Mapping[str, Any]) -> float | None:
 
 def panel_agreement(board: Sequence[Mapping[str, Any]], threshold: float) -> dict[str, dict[str, Any]]:
     """Per panel metric (`MetricAgreement` fields): alpha over the rounds of `board` (leader_board
-    rows as dicts, `score_details` loaded) and the rounds whose judges' spread exceeds
-    `threshold`. A judge is a panel position's model; a round that lacks a judge's score (it
-    failed) is a unit with a hole."""
+    dicts), a failed judge being a hole, and the rounds whose judges' spread exceeds `threshold`."""
     rounds: dict[str, list[tuple[Mapping[str, Any], list[Mapping[str, Any]]]]] = {}
     aggregates: dict[str, str | None] = {}
     for row in sorted(board, key=lambda r: (r["team_id"], r["round_number"])):

@@ -1,10 +1,6 @@
-"""The stored side of `mixseek bench` (schema migration 6): which bench ran which file, how
-many times, and which execution answers each (task, repeat).
+"""The stored side of `mixseek bench`: which executions answer each (task, repeat) of a bench.
 
-A bench adds no results of its own: every (task, repeat) is an ordinary execution, so its
-scores are the executions' leaderboards and `runs list` and the dashboard show it like any
-other. These rows only say which executions belong to the bench, which lets a resumed bench
-run exactly what is missing.
+A bench has no results of its own (they are its executions'); these rows let a resume run what is missing.
 """
 
 from __future__ import annotations
@@ -38,8 +34,7 @@ class BenchRecord:
 
 @dataclass(frozen=True)
 class BenchRun:
-    """One (task, repeat) of a bench and the execution that answers it; `status` is the one
-    the bench last saw (`running` until the execution ended)."""
+    """One (task, repeat) of a bench, its execution and the status the bench last saw."""
 
     task_id: str
     repeat_number: int
@@ -48,8 +43,7 @@ class BenchRun:
 
 
 class BenchStore:
-    """Bench rows in a workspace's store, written through the store's own write path (one
-    transaction each, retried on another process's lock like every other write)."""
+    """Bench rows in a workspace's store, written through the store's own write path."""
 
     def __init__(self, store: AggregationStore) -> None:
         self._store = store

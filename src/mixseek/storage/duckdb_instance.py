@@ -1,12 +1,7 @@
-"""Every DuckDB instance mixseek opens, opened one way: without DuckDB's extension autoloading.
+"""Every DuckDB instance mixseek opens, without extension autoloading: no network request at run time.
 
-DuckDB loads an extension by itself when a statement needs one, and downloads it first when it is
-not installed: ATTACH of a file that starts like a SQLite database, say, fetches `sqlite_scanner`
-from the network. mixseek uses no extension and makes no network request at run time, so each
-instance is opened with `autoinstall_known_extensions` and `autoload_known_extensions` off, and the
-store attaches its file `(TYPE duckdb)` (`_readers`, `_writers`), which no extension is asked to
-read: such a file is refused at once, as one line naming it (`errors.store_problem`), instead of
-waiting on a download or attaching a foreign database as if it were the store.
+ATTACH of a SQLite file would otherwise download `sqlite_scanner`; with it off (and `TYPE duckdb`),
+such a file is refused at once as one line naming it.
 """
 
 from __future__ import annotations

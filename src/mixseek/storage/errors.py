@@ -1,12 +1,6 @@
-"""Errors raised by the store, and which DuckDB errors are a problem of the file itself.
+"""Errors raised by the store; a DuckDB error of the file itself becomes one line naming the file.
 
-Constraint violations and other DuckDB errors caused by the data being
-written (a score of 150, malformed JSON) are raised as the original
-`duckdb.Error` subclasses: they are programming errors of the caller, not
-conditions a user can fix. Errors of the file — damaged, unreadable, not
-writable, a full disk — become a `StorageError` whose message names the
-file and the problem in one line, so the CLI can report it without a
-traceback.
+Errors caused by the data written (a constraint violation) stay `duckdb.Error`: the caller's bug.
 """
 
 from __future__ import annotations
@@ -17,8 +11,7 @@ import duckdb
 
 from mixseek.errors import RuntimeFailure
 
-QUERY_INTERRUPTED = "Query interrupted"
-"""What DuckDB raises (a `RuntimeError`) when a Ctrl-C reaches the main thread during a query."""
+QUERY_INTERRUPTED = "Query interrupted"  # DuckDB's RuntimeError for a Ctrl-C during a query
 
 
 def is_query_interrupted(exc: BaseException) -> bool:
@@ -83,11 +76,8 @@ def _detail(exc: BaseException) -> str:
 
 
 def store_problem(exc: duckdb.Error, path: Path) -> StorageError | None:
-    """The problem of the file behind a DuckDB error, as one line naming the file.
-
-    None when the error is not about the file (a constraint violation, a bad
-    query, another process's lock): the caller raises the original error.
-    """
+    """The problem of the file behind a DuckDB error, as one line naming the file; None when the
+    error is not about the file (a constraint, a bad query, a lock): the caller raises it."""
     detail = _detail(exc)
     low = detail.lower()
     if any(marker in low for marker in _DAMAGED_WAL):

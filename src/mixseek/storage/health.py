@@ -1,18 +1,8 @@
 """Is the database file usable? Checked before an execution calls any model.
 
-Opening a file proves little: DuckDB reads a block only when a query needs
-it, so a file damaged in the middle opens fine, takes the new execution's
-first row into its write-ahead log, and fails only when a round's save (or
-the checkpoint after it) reaches the bad block — after every model of the
-round has been paid for. A directory that became read-only, or a disk with
-no room left, likewise fails only at the first commit or checkpoint.
-
-So `check_store` does what an execution will do, up front, on a file it
-opens read-write (creating or upgrading it): it reads every column of every
-table (every data block's checksum is verified), touches every index by
-updating one row of each table in a transaction it rolls back (DuckDB loads
-an index only when a write needs it), then commits real writes and forces
-a checkpoint, which writes both the write-ahead log and the file itself.
+DuckDB reads a block only when a query needs it, so a damaged, read-only or full file opens fine and
+fails at the first save, after the round's models were paid. `check_store` reads every block,
+loads every index and forces a checkpoint up front.
 """
 
 from __future__ import annotations
@@ -92,22 +82,15 @@ def _touch_indexes(conn: duckdb.DuckDBPyConnection, table: str, columns: list[st
 
 
 def _write_probe(conn: duckdb.DuckDBPyConnection) -> None:
-    """Commit real writes — a table created, then dropped, so the file ends as it was (DuckDB
-    skips an update that sets a value to itself) — then force them into the file itself."""
+    """Commit a real write (DuckDB skips an update to the same value) and force it into the file."""
     conn.execute(f"CREATE OR REPLACE TABLE {_PROBE_TABLE} AS SELECT now() AS written_at")
     conn.execute(f"DROP TABLE {_PROBE_TABLE}")
     conn.execute("FORCE CHECKPOINT")
 
 
 def check_store(path: Path, *, write: bool = True, retry: RetryPolicy | None = None) -> StoreCheck:
-    """Open `path` read-write (creating or upgrading it), read all of it, write to it.
-
-    With `write=False` (for a diagnosis that must change nothing): open the
-    existing file read-only and read all of it; indexes and writing go unchecked.
-    Raises `StorageError` (one line naming the file and the problem) when the
-    file is damaged, not writable, or its disk is full; `StoreBusyError`
-    when another process keeps it locked.
-    """
+    """Open `path` read-write (creating or upgrading it), read all of it, write to it; with
+    `write=False`, only read it. Raises `StorageError` naming the file, or `StoreBusyError`."""
     connector = Connector(path, read_only=not write, idle_close_seconds=0)
 
     def work(conn: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:

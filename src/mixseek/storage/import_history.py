@@ -1,12 +1,7 @@
 """Bringing finished executions recorded by another program into a store (`mixseek migrate`).
 
-Why not the store's step-by-step methods (`create_execution`, `save_round`, ...): an imported
-execution must arrive whole or not at all — one cut off half-way would read as `interrupted`
-and invite an `exec --resume` of a run this mixseek never started — and it keeps its original
-start time, which `create_execution` (stamping now, taking a lease for this process) cannot
-set. So each execution is written in one transaction through the store's connection helper
-(`Connector`: schema migration, credential redaction, file errors as one line), its rounds by
-the same writer as `save_round`, and an execution already in the store is left untouched.
+Each execution is written whole in one transaction with its original start time and no lease (one cut
+off half-way would read as `interrupted`); one already stored is left untouched.
 """
 
 from __future__ import annotations
@@ -118,11 +113,8 @@ def _write(conn: duckdb.DuckDBPyConnection, execution: ImportedExecution) -> boo
 def import_executions(
     db_path: Path, executions: Sequence[ImportedExecution], *, retry: RetryPolicy | None = None
 ) -> ImportOutcome:
-    """Write each execution in its own transaction into the store at `db_path` (created if absent).
-
-    Executions whose id the store already holds are skipped, so importing twice changes nothing.
-    Raises `StorageError` (one line naming the file) when the file cannot be used.
-    """
+    """Write each execution in its own transaction into the store at `db_path` (created if absent);
+    ids already stored are skipped, so importing twice changes nothing."""
     policy = retry if retry is not None else RetryPolicy()
     db_path.parent.mkdir(parents=True, exist_ok=True)
     connector = Connector(db_path, read_only=False, idle_close_seconds=1.0)

@@ -1,16 +1,8 @@
 """Who runs an execution: one owner at a time, recorded in the store as a lease.
 
-Why: two `exec --resume` of one execution would both call every model and
-pay twice, and a killed process would leave its execution `running` for
-ever. The process that creates or resumes an execution writes who it is
-(pid, host, its process's start time, a digest of its command line, a
-random token) in the same transaction as the status change, refreshes the heartbeat while it runs
-and deletes the lease when it finishes.
-
-Whether an owner is still alive is decided by whoever reads the lease: on
-the same host by asking the operating system about the pid (a pid reused
-by another program shows another start time); on another host by the age
-of the heartbeat, since only the owner's host can see its processes.
+Two `exec --resume` of one execution would pay every model twice, and a killed process would leave it
+`running` for ever. An owner on this host is alive if its pid runs with the same start time; on
+another host, if its heartbeat is recent.
 """
 
 from __future__ import annotations
@@ -48,8 +40,7 @@ def _process_started(pid: int) -> float | None:
 
 
 def command_digest(cmdline: Sequence[str]) -> str:
-    """A digest of a command line: enough to tell whether a pid still runs the same command, and
-    the command itself (a prompt given as an argument, paths) stays out of the store."""
+    """A digest of a command line: tells whether a pid still runs it, keeps the prompt out of the store."""
     joined = "\0".join(cmdline).encode("utf-8", "surrogateescape")
     return hashlib.sha256(joined).hexdigest()
 
@@ -98,19 +89,15 @@ def _process_alive(pid: int, started: float | None) -> bool:
         return True
 
 
+# Why `owner_process` found no process to signal (a reused pid is "gone"; "denied": another user's)
 NotTheOwner = Literal["gone", "unverifiable", "another-command", "denied"]
-"""Why `owner_process` found no process to signal: none runs with the lease's pid (or the one that
-does started at another time: the owner ended and the pid was reused); the lease does not record
-the start time or command to check the process against; the process runs another command; or it
-belongs to another user, whose command line cannot be read."""
 
 
 def owner_process(
     pid: int, process_started: float | None, command_sha256: str | None
 ) -> psutil.Process | NotTheOwner:
-    """The process of this host that holds a lease, if it is the one the lease names — its pid,
-    start time and command line all as written in the lease — to signal it (a dashboard's Stop);
-    never another program, which is why a lease that does not record all three names none."""
+    """The process holding a lease, for a dashboard's Stop: only if its pid, start time and command
+    line all match the lease, so that another program is never signalled."""
     import psutil
 
     try:

@@ -1,24 +1,11 @@
-"""Which DuckDB errors are worth retrying, and how long to wait between attempts.
-
-DuckDB lets one process open a file read-write, or many processes open it
-read-only. Another mixseek process (a dashboard, `mixseek runs`) therefore
-briefly locks the file now and then; opening it during that window fails
-with an `IOException` about the lock. Waiting a little and trying again is
-the right answer. Errors caused by the data (constraint violations, bad
-JSON) fail the same way every time and are raised at once.
-
-tenacity runs the attempts (stop, wait, which errors to retry, re-raising);
-what is mixseek's own is which errors are transient (`is_transient`), the
-backoff (`RetryPolicy`) and the `StoreBusyError` raised when every attempt
-met the lock.
-"""
+"""Which DuckDB errors are worth retrying (another process's lock), and the backoff between attempts."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import duckdb
 
@@ -36,13 +23,8 @@ _MAX_EXPONENT = 1000
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Exponential backoff: attempt k (0-based) waits base_delay * 2**k, capped at max_delay.
-
-    `jitter` is the fraction of each delay that is randomised (0 disables
-    it) so that processes that collided do not retry in lock step. The
-    defaults wait up to about 5 s in all: far longer than any other mixseek
-    process holds the file, short enough to report a stuck one.
-    """
+    """Exponential backoff, capped at max_delay, `jitter` of each delay randomised; the defaults wait
+    about 5 s in all: longer than any mixseek process holds the file, short enough to report one."""
 
     attempts: int = 12
     base_delay: float = 0.01
@@ -73,22 +55,18 @@ def is_transient(exc: BaseException) -> bool:
     """True for errors that another attempt a moment later can get past."""
     message = str(exc).lower()
     if isinstance(exc, duckdb.Error) and "unique file handle conflict" in message:
-        # Another store in this process holds the file in the other mode: read-only (attached,
-        # `_readers`) vs read-write; it closes it when idle.
-        return True
+        return True  # another store in this process holds the file in the other mode, until idle
     if isinstance(exc, duckdb.IOException):
         return any(marker in message for marker in _LOCK_MARKERS)
     if isinstance(exc, duckdb.TransactionException):
         return "conflict" in message
-    if isinstance(exc, duckdb.ConnectionException):
-        # Another store in this process holds the file open in the other
-        # mode (read-only vs read-write); it closes it when idle.
-        return "different configuration" in message
-    return False
+    # as above, seen by a connection rather than an attach
+    return isinstance(exc, duckdb.ConnectionException) and "different configuration" in message
 
 
-def _raise_busy(policy: RetryPolicy, what: str) -> Callable[[RetryCallState], NoReturn]:
-    """tenacity's callback once every attempt met the lock: one line naming the file."""
+def _options(policy: RetryPolicy, what: str) -> dict[str, Any]:
+    """tenacity's settings; once every attempt met the lock, a `StoreBusyError` naming the file."""
+    from tenacity import retry_if_exception, stop_after_attempt
 
     def busy(state: RetryCallState) -> NoReturn:
         exc = state.outcome.exception() if state.outcome is not None else None
@@ -96,16 +74,18 @@ def _raise_busy(policy: RetryPolicy, what: str) -> Callable[[RetryCallState], No
             f"{what}: database stayed locked through {policy.attempts} attempts: {exc}"
         ) from exc
 
-    return busy
+    retry = retry_if_exception(is_transient)
+    return {
+        "stop": stop_after_attempt(policy.attempts),
+        "wait": policy.wait,
+        "retry": retry,
+        "retry_error_callback": busy,
+    }
 
 
 def run_retrying(policy: RetryPolicy, what: str, attempt: Callable[[], T]) -> T:
-    """Call `attempt` until it gets past another process's lock (blocking; for code outside the
-    event loop). `what` names the file in the `StoreBusyError` raised when every attempt met the
-    lock; other errors are raised at once.
-
-    The first attempt is made directly and tenacity takes over only once it met a lock: every
-    store operation passes here, and tenacity's bookkeeping is not free."""
+    """Call `attempt` until it gets past another process's lock, else `StoreBusyError` naming `what`;
+    tenacity takes over only after a first attempt met a lock (its bookkeeping is not free)."""
     try:
         return attempt()
     except duckdb.Error as exc:
@@ -113,20 +93,14 @@ def run_retrying(policy: RetryPolicy, what: str, attempt: Callable[[], T]) -> T:
             raise
         failed: list[BaseException] = [exc]
     # tenacity loads only now: most processes (`mixseek runs list`) never meet a lock
-    from tenacity import Retrying, retry_if_exception, stop_after_attempt
+    from tenacity import Retrying
 
     def call() -> T:
         if failed:  # tenacity's attempt 1 is the one already made
             raise failed.pop()
         return attempt()
 
-    retrying = Retrying(
-        stop=stop_after_attempt(policy.attempts),
-        wait=policy.wait,
-        retry=retry_if_exception(is_transient),
-        retry_error_callback=_raise_busy(policy, what),
-    )
-    return retrying(call)
+    return Retrying(**_options(policy, what))(call)
 
 
 async def run_retrying_async(policy: RetryPolicy, what: str, attempt: Callable[[], Awaitable[T]]) -> T:
@@ -137,17 +111,11 @@ async def run_retrying_async(policy: RetryPolicy, what: str, attempt: Callable[[
         if not is_transient(exc):
             raise
         failed: list[BaseException] = [exc]
-    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+    from tenacity import AsyncRetrying
 
     async def call() -> T:
         if failed:  # tenacity's attempt 1 is the one already made
             raise failed.pop()
         return await attempt()
 
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.attempts),
-        wait=policy.wait,
-        retry=retry_if_exception(is_transient),
-        retry_error_callback=_raise_busy(policy, what),
-    )
-    return await retrying(call)
+    return await AsyncRetrying(**_options(policy, what))(call)

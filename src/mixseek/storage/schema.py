@@ -1,20 +1,6 @@
-"""Database schema: DDL as an ordered list of forward migrations.
+"""Database schema as an ordered list of forward migrations, applied in one transaction on open.
 
-A file records every migration applied to it in `schema_version`. Opening a
-file read-write applies the missing migrations, all in one transaction, so
-a file is never left half-upgraded. A file whose version is newer than the
-code is refused with a clear error rather than misread.
-
-To change the schema, append `Migration(version=N + 1, ...)` to
-`MIGRATIONS`; never edit a migration that has been released, since files
-in users' workspaces already carry it.
-
-Deviations from seed 004 (the project's design decisions 1 and 2): every table has
-`execution_id` and uniqueness is per `(execution_id, team_id,
-round_number)`; scores are 0–100. `team_standings` is not in the seeds: it
-holds each team's best score per execution, rewritten inside the same
-transaction as the leader_board row it summarises (see
-`aggregation_store` for why).
+Append a `Migration` to `MIGRATIONS`; never edit a released one (users' files carry it).
 """
 
 from __future__ import annotations
@@ -146,8 +132,7 @@ _MODEL_CALLS: tuple[str, ...] = (
     "CREATE INDEX idx_model_calls_execution ON model_calls (execution_id, team_id, round_number)",
 )
 
-# The one process that runs an execution (see `lease`); deleted when it finishes. An
-# execution left `running` without a living owner reads as interrupted.
+# The one process that runs an execution (see `lease`); deleted when it finishes.
 _EXECUTION_LEASES: tuple[str, ...] = (
     """
     CREATE TABLE execution_leases (
@@ -162,9 +147,7 @@ _EXECUTION_LEASES: tuple[str, ...] = (
     """,
 )
 
-# `mixseek bench`: a task set run N times over the workspace's teams. Each (task, repeat) is one
-# ordinary execution; the row is written before the execution starts, so an interrupted bench
-# knows which execution to resume rather than start a second one.
+# `mixseek bench`: each (task, repeat) is an execution, written before it starts so a resume finds it.
 _BENCHES: tuple[str, ...] = (
     """
     CREATE TABLE benches (
@@ -189,9 +172,7 @@ _BENCHES: tuple[str, ...] = (
     """,
 )
 
-# The final pairwise stage (see `orchestrator.pairwise`): each comparison of two teams' best
-# submissions, judged in both orders (`verdict_a_first` with team_a shown as A, `verdict_b_first`
-# with team_b shown as A, each as the judge answered), and the Bradley–Terry ranking they give.
+# The final pairwise stage: each comparison judged in both orders, and the Bradley–Terry ranking.
 _PAIRWISE_RANKING: tuple[str, ...] = (
     """
     CREATE TABLE pairwise_comparisons (
@@ -231,17 +212,14 @@ _PAIRWISE_RANKING: tuple[str, ...] = (
 # The answer key an execution's reference metrics compare submissions with; teams never see it.
 _EXECUTION_REFERENCE: tuple[str, ...] = ("ALTER TABLE executions ADD COLUMN reference TEXT",)
 
-# An execution's duration is the time its processes ran it, summed over `exec` and each
-# `exec --resume` (the time between an interruption and the resume does not count): the latest
-# process's span starts at `active_since`, and `active_before_seconds` holds the spans of the
-# processes before it. Both are NULL in executions stored before (their duration is as stored).
+# Duration summed over `exec` and each `--resume`: the current span since `active_since`, plus the
+# earlier spans; NULL in older executions.
 _EXECUTION_ACTIVE_TIME: tuple[str, ...] = (
     "ALTER TABLE executions ADD COLUMN active_since TIMESTAMPTZ",
     "ALTER TABLE executions ADD COLUMN active_before_seconds DOUBLE",
 )
 
-# Who the owner is, beside its pid and start time: a digest of its command line, so that a
-# dashboard's Stop signals only the process that took the execution (see `lease.owner_process`).
+# The owner's command-line digest, so a dashboard's Stop signals only that process.
 _LEASE_COMMAND: tuple[str, ...] = ("ALTER TABLE execution_leases ADD COLUMN command_sha256 TEXT",)
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -277,10 +255,7 @@ def _check_sequence(migrations: tuple[Migration, ...]) -> None:
 
 
 def read_version(conn: DuckDBPyConnection) -> int:
-    """The schema version of the open file; 0 when it has never been migrated.
-
-    One query, as every open of a store asks it (a file at the current version needs nothing
-    more); asked outside a transaction, which the failed query of a new file would end."""
+    """The schema version of the open file; 0 when never migrated (asked outside a transaction)."""
     try:
         row = conn.execute("SELECT coalesce(max(version), 0) FROM main.schema_version").fetchone()
     except duckdb.CatalogException:
@@ -311,12 +286,7 @@ def check_schema(
 
 
 def migrate(conn: DuckDBPyConnection, where: str, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
-    """Bring the file up to the newest migration; returns the resulting version.
-
-    `where` names the file in error messages. All pending migrations run in
-    one transaction: either the file ends at the newest version or it is
-    unchanged.
-    """
+    """Bring the file (`where` in errors) to the newest migration in one transaction; its version."""
     _check_sequence(migrations)
     latest = migrations[-1].version
     found = read_version(conn)
