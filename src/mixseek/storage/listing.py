@@ -1,6 +1,4 @@
-"""Listing stored executions' overviews, apart from `storage.read_model` so that a listing loads
-none of one execution's view: from the summary a finished execution left, else from its rows.
-"""
+"""Listing stored executions' overviews without loading one execution's view (`read_model`)."""
 
 from __future__ import annotations
 
@@ -30,8 +28,7 @@ def in_snapshot(conn: Conn, read: Callable[[Conn], T]) -> T:
 
 
 def stored_summary(record: ExecutionRecord) -> StoredSummary | None:
-    """The summary, if it can be trusted: there is one, in a form this version reads, and the
-    execution was not resumed since. Without it, the rows tell what they can."""
+    """The summary, if there is one this version reads and the execution was not resumed since."""
     if record.summary is None or record.status == "running":
         return None
     try:
@@ -41,9 +38,8 @@ def stored_summary(record: ExecutionRecord) -> StoredSummary | None:
 
 
 def duration_seconds(record: ExecutionRecord, summary: StoredSummary | None) -> float:
-    """The time its processes ran the execution, summed over `exec` and each resume: a trusted
-    summary's figure, else the stored spans, the latest up to its end or now (before schema 7:
-    from start to end)."""
+    """The time its processes ran the execution, over `exec` and each resume: the summary's, else
+    the stored spans, the latest up to its end or now."""
     if summary is not None:
         return summary.duration_seconds
     end = record.ended_at if record.ended_at is not None else rows.now()
@@ -52,8 +48,7 @@ def duration_seconds(record: ExecutionRecord, summary: StoredSummary | None) -> 
 
 
 def _team_count(record: ExecutionRecord, summary: StoredSummary | None, started: int) -> int:
-    """The teams of the execution's config snapshot; without one (an imported history), the
-    summary's teams or those that started a round."""
+    """The teams of the config snapshot; without one, the summary's or those that started a round."""
     teams = record.config.get("teams")
     if isinstance(teams, Mapping) and teams:
         return len(teams)
@@ -101,8 +96,8 @@ def _overview(record: ExecutionRecord, summary: StoredSummary | None, live: _Liv
 
 
 def list_overviews(conn: Conn, limit: int | None, status: str | None = None) -> list[ExecutionOverview]:
-    """The `limit` (None: all) most recently started executions of `status` (None: any), newest
-    first; those without a trusted summary get their figures in one query per table for all."""
+    """The `limit` (None: all) latest executions of `status` (None: any), newest first; those without
+    a trusted summary get their figures in one query per table for all."""
 
     def read(conn: Conn) -> list[ExecutionOverview]:
         query = f"{sql.EXECUTIONS_WITH_OWNER} ORDER BY e.started_at DESC, e.execution_id DESC LIMIT ?"

@@ -1,6 +1,4 @@
-"""An execution at a glance: its overview in a listing and the stored summary it is read from,
-apart from the rest of the read model (`storage.views`) so that `mixseek runs list` loads none of it.
-"""
+"""An execution at a glance: its listing overview and stored summary, apart so `runs list` loads no more."""
 
 from __future__ import annotations
 
@@ -19,20 +17,17 @@ from pydantic import (
 
 from mixseek.storage.models import ExecutionStatus, LeaderBoardRow, StopReason
 
+# JSON shows `datetime.isoformat()` (`+00:00`, as `runs` always printed)
 IsoTime = Annotated[
     datetime, PlainSerializer(lambda value: value.isoformat(), return_type=str, when_used="json")
 ]
-"""A time that JSON shows as `datetime.isoformat()` gives it (`+00:00`, as `runs` always printed)."""
-
+# a team's own end (stopped: by a judgment), or while nothing ended it the execution's status
 TeamStatus = Literal["completed", "failed", "stopped", "running", "interrupted", "partial_failure"]
-"""A team's standing: its own end (completed, failed, or stopped by a judgment while the
-execution goes on) or, while nothing ended it, the execution's status."""
 
 
 def stop_words(status: str, stop_reason: str | None, stop_detail: str | None) -> str | None:
-    """Why an execution stopped, in words that do not repeat its status: `finished`, `budget:
-    DETAIL`; an interrupted one's detail alone (`after round 2`). None when nothing more is known
-    (a summary of an earlier release stored `interrupted` as the detail too)."""
+    """Why an execution stopped, without repeating its status: `finished`, `budget: DETAIL`,
+    `after round 2`; None when nothing more is known."""
     if stop_reason is None:
         return None
     if stop_reason == status:

@@ -1,9 +1,4 @@
-"""The final pairwise stage as readers see it: each comparison, the Bradley–Terry ranking, and
-how the stage went (schedule, judge, planned and done comparisons, why it stopped).
-
-One shape for the summary `mixseek exec` prints and for the read model `mixseek runs show`
-and the exports read, like the rest of `storage.views`.
-"""
+"""The final pairwise stage as readers see it: comparisons, the Bradley–Terry ranking, how it went."""
 
 from __future__ import annotations
 
@@ -11,12 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Verdict = Literal["A", "B", "tie"]
-"""What the judge answered: the submission shown as A, the one shown as B, or neither."""
-
+Verdict = Literal["A", "B", "tie"]  # the submission shown as A, the one shown as B, or neither
+# "failed": a judge error left comparisons out; "skipped": fewer than two teams
 PairwiseStatus = Literal["completed", "budget", "failed", "skipped", "interrupted", "running"]
-"""How the stage ended: every planned comparison made; stopped by the execution's budget; a judge
-error left comparisons out; nothing to compare (fewer than two teams); interrupted; still going."""
 
 
 class _PairwiseView(BaseModel):
@@ -25,10 +17,8 @@ class _PairwiseView(BaseModel):
 
 
 class PairwiseComparison(_PairwiseView):
-    """Two teams' best submissions judged twice: team_a shown first (as A), then team_b first.
-
-    `outcome` is team_a's result: 1 when both orders prefer team_a, 0 when both prefer team_b,
-    0.5 otherwise (a tie, or a verdict that flips with the order: position bias, not preference)."""
+    """Two teams' best submissions judged in both orders; `outcome` is team_a's: 1 or 0 when both
+    orders agree, else 0.5 (a tie, or a verdict that flips with the order: position bias)."""
 
     sequence: int
     team_a: str
@@ -48,8 +38,7 @@ class PairwiseComparison(_PairwiseView):
 
 
 class PairwiseStanding(_PairwiseView):
-    """One team in the pairwise ranking: log-strength (centred on the teams' mean) with its
-    bootstrap interval, wins (a tie counts half) out of matches, and its place by score."""
+    """One team in the pairwise ranking: centred log-strength, bootstrap interval, wins (a tie half)."""
 
     rank: int
     team_id: str
@@ -69,10 +58,8 @@ class PairwiseView(_PairwiseView):
     detail: str | None = None
     model: str = ""
     schedule: str = ""
-    planned: int = 0
-    """Comparisons the schedule chose (each is two model calls)."""
-    failed: int = 0
-    """Comparisons left out because the judge failed after its retries."""
+    planned: int = 0  # comparisons the schedule chose (two model calls each)
+    failed: int = 0  # comparisons left out as the judge failed after its retries
     ranking: list[PairwiseStanding] = Field(default_factory=list)
     comparisons: list[PairwiseComparison] = Field(default_factory=list)
 

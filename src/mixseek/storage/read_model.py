@@ -1,7 +1,5 @@
-"""Building the read model (`storage.views`) from the store's tables, one snapshot per read.
-
-A finished execution's summary supplies what only the orchestrator knew (stop reason, each team's
-end); a running one (or one resumed since) gets those fields derived from its rows here.
+"""Building the read model (`storage.views`) from the store's tables, one snapshot per read; a running
+(or resumed) execution gets what only a finished one's summary says derived from its rows.
 """
 
 from __future__ import annotations
@@ -71,8 +69,7 @@ Doc = dict[str, Any]
 
 
 def _metrics(details: Mapping[str, Any]) -> Doc:
-    """score_details as stored: per metric `{"score", "comment"}` (a judge panel's with its
-    `judges` and `aggregate`), or (older rows) the bare score."""
+    """score_details as stored: per metric `{"score", "comment", ...}` or (older rows) the bare score."""
     return {
         name: (
             {
@@ -101,8 +98,8 @@ def _round(
     answers: list[Mapping[str, Any]],
     counts: tuple[int, int] | None = None,
 ) -> Doc:
-    """A round (`RoundView`) from its leader_board row (once scored) and its status row (once
-    started); `counts` (members, succeeded) where `answers` are not all of them (an outline)."""
+    """A round (`RoundView`) from its leader_board and status rows; `counts` (members, succeeded)
+    where `answers` are not all of them (an outline)."""
     total, succeeded = counts or (len(answers), sum(1 for a in answers if a.get("status") == "SUCCESS"))
     return {
         "round_number": number,
@@ -129,8 +126,7 @@ def _round(
 
 
 def derived_standing(rounds: Sequence[Doc], status: ExecutionStatus) -> Doc:
-    """A team's standing from its rounds alone (no trusted summary): failed if its last round
-    failed, stopped if the last decision was to stop, else as the execution stands."""
+    """A team's standing from its rounds alone: failed or stopped as its last round, else the execution's."""
     scored = [r for r in rounds if r["score"] is not None]
     best = max(scored, key=lambda r: (r["score"], r["round_number"])) if scored else None
     last = rounds[-1] if rounds else None
@@ -147,16 +143,15 @@ def derived_standing(rounds: Sequence[Doc], status: ExecutionStatus) -> Doc:
 
 
 def stored_standing(standing: Doc) -> Doc:
-    """A team's standing as a summary stored it; one an interruption cut off reads `interrupted`
-    also where an earlier release stored it as `completed`, stopped because `interrupted`."""
+    """A team's standing as a summary stored it (an older release's `completed`, exit `interrupted`,
+    reads `interrupted`)."""
     if standing["status"] == "completed" and standing["exit_reason"] == "interrupted":
         return {**standing, "status": "interrupted", "exit_reason": None}
     return standing
 
 
 def config_team_names(config: Mapping[str, Any]) -> dict[str, str]:
-    """The teams' names in the config snapshot, so a team has its name before a round of it is
-    saved; none without a snapshot (an imported history)."""
+    """The teams' names in the config snapshot, so a team has its name before its first round."""
     teams = config.get("teams")
     if not isinstance(teams, Mapping):
         return {}
@@ -168,8 +163,7 @@ def config_team_names(config: Mapping[str, Any]) -> dict[str, str]:
 
 
 def team_kind(config: Mapping[str, Any], team_id: str) -> str | None:
-    """A team's kind from the config snapshot: `workflow` when it has one, else its member dispatch
-    (`selective` in older snapshots); None for a team the snapshot does not describe."""
+    """A team's kind from the config snapshot: `workflow`, else its member dispatch; None if unknown."""
     teams = config.get("teams")
     team = teams.get(team_id) if isinstance(teams, Mapping) else None
     if not isinstance(team, Mapping):
@@ -202,8 +196,7 @@ def _teams(
     members: Mapping[Key, Mapping[str, Any] | None],
     member_counts: Mapping[Key, tuple[int, int]] | None,
 ) -> list[Doc]:
-    """Each team (`TeamView`), ranked ones first: its standing (as the summary has it, else from
-    its rounds) and its rounds (see `execution_view` for `scored`, `members`, `member_counts`)."""
+    """Each team (`TeamView`), ranked ones first, with its standing and rounds (see `execution_view`)."""
     state = {(s.team_id, s.round_number): s for s in statuses}
     names = {**config_team_names(record.config), **{r["team_id"]: r["team_name"] for r in scored.values()}}
     known = {t.team_id: t for t in summary.teams} if summary is not None else {}
@@ -254,10 +247,8 @@ def execution_view(
     member_counts: Mapping[Key, tuple[int, int]] | None = None,
     best_from: Sequence[Mapping[str, Any]] | None = None,
 ) -> ExecutionView:
-    """Everything stored about one execution from its rows (`board`: leader_board rows as
-    dicts; `members`: the member record of each round). An outline passes what `board` and
-    `members` leave out: `member_counts` (members, succeeded) per round, and `best_from`, the
-    full rows the best submission is taken from."""
+    """One execution's view from its rows (`board`: leader_board dicts; `members`: each round's member
+    record); an outline adds `member_counts` and `best_from`, the rows the best is taken from."""
     summary = stored_summary(record)
     scored = {(r["team_id"], r["round_number"]): r for r in board}
     totals, by_site, by_model = usage
@@ -341,8 +332,7 @@ def read_execution(conn: Conn, execution_id: str) -> ExecutionView | None:
 def _outline_members(
     statuses: list[str] | None, record: str | None
 ) -> tuple[dict[str, Any], tuple[int, int]]:
-    """A round's member record in an outline: only the failed answers (their agent and error
-    message), and the counts of all (members, succeeded) from their statuses."""
+    """A round's member record in an outline: only the failed answers, and (members, succeeded)."""
     failed = [a for a in _answers(rows.load(record)) if a.get("status") != "SUCCESS"] if record else []
     statuses = statuses or []
     return {"submissions": failed}, (len(statuses), statuses.count("SUCCESS"))
@@ -363,8 +353,7 @@ def _from_epoch(microseconds: int | None) -> datetime | None:
 
 
 def _outline_statuses(conn: Conn, execution_id: str) -> list[_OutlineStatus]:
-    """`rows.round_statuses`, faster: rows of the store's own making, taken as they are (no
-    model, no validation), their times converted here."""
+    """`rows.round_statuses`, faster: the store's own rows taken without validation."""
     return [
         _OutlineStatus(team_id, number, status, _from_epoch(started), _from_epoch(ended), *judged)
         for team_id, number, status, started, ended, *judged in conn.execute(
@@ -416,9 +405,8 @@ def _progress(conn: Conn, record: ExecutionRecord) -> ExecutionProgress:
 
 
 def read_execution_outline(conn: Conn, execution_id: str) -> ExecutionView | None:
-    """The view of one execution without the texts only a round's own page shows (`submission`,
-    `feedback`, `metrics`; only the failed `member_submissions`), None if unknown: half the time
-    of `read_execution` for 64 teams x 10 rounds (`bench/ui_render.py`)."""
+    """The view of one execution without the texts only a round's own page shows, None if unknown:
+    half the time of `read_execution` for 64 teams x 10 rounds."""
 
     def read(conn: Conn) -> ExecutionView | None:
         record = _execution_record(conn, execution_id)
@@ -430,8 +418,7 @@ def read_execution_outline(conn: Conn, execution_id: str) -> ExecutionView | Non
 def read_outline_since(
     conn: Conn, execution_id: str, known: ExecutionProgress | None
 ) -> tuple[ExecutionProgress, ExecutionView | None] | None:
-    """An execution's progress, and its outline unless the progress is still `known` (the reader
-    has the outline of that already); None if the store has no such execution. One snapshot."""
+    """An execution's progress, and its outline unless the progress is still `known`; None if unknown."""
 
     def read(conn: Conn) -> tuple[ExecutionProgress, ExecutionView | None] | None:
         record = _execution_record(conn, execution_id)

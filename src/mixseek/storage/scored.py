@@ -1,6 +1,4 @@
-"""The scores of chosen executions' submissions, as `mixseek judges calibrate` compares them with
-human labels: each execution's config snapshot (which model judged a one-model metric) and its
-leader_board scores (the overall score, each metric's, each panel judge's)."""
+"""Chosen executions' scores (overall, per metric, per judge) and config snapshots, for `judges calibrate`."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ from mixseek.storage._rows import load
 
 @dataclass(frozen=True)
 class ScoredExecution:
-    """One execution: its config snapshot and, per (team_id, round_number), its scored round
-    (`evaluation_score`, `score_details` parsed)."""
+    """One execution: its config snapshot and its scored rounds by (team_id, round_number)."""
 
     config: Mapping[str, Any]
     rounds: Mapping[tuple[str, int], Mapping[str, Any]]

@@ -1,8 +1,6 @@
-"""The read model: stored executions as typed values, for `mixseek runs`, `mixseek.runs` and the
-dashboard alike (built by `storage.read_model`; JSON dumps are what `mixseek runs` prints).
+"""The read model: stored executions as typed values for `mixseek runs`, `mixseek.runs` and the dashboard.
 
-Lenient where stored data may come from elsewhere (an imported history, an older summary):
-unknown keys are ignored. A listing's types live in `storage.overview`, re-exported here.
+Lenient (unknown keys ignored) as data may be imported or older; listing types are in `overview`.
 """
 
 from __future__ import annotations
@@ -37,13 +35,9 @@ from mixseek.storage.overview import status_words as _status_words
 from mixseek.storage.overview import stop_words as _stop_words
 from mixseek.storage.pairwise_views import PairwiseView
 
+# as stored, but `interrupted` for a round left running by an interrupted execution
 RoundViewStatus = Literal[RoundStatusValue, "interrupted"]
-"""A round's state as read: as stored, but `interrupted` for one left running by an interrupted
-execution (its process stopped it before it was scored)."""
-
 TeamKind = Literal["selective", "broadcast", "workflow"]
-"""How a team writes a round's submission: a leader calling the members it chooses, a leader after
-every member answered, or a workflow's steps."""
 
 
 class JudgeScore(View):
@@ -56,8 +50,7 @@ class JudgeScore(View):
 
 
 class MetricScore(View):
-    """One metric's score of a round, with the evaluator's comment; a judge panel's metric also
-    lists each judge (`judges`) and how their scores were combined (`aggregate`)."""
+    """One metric's score of a round and comment; a panel's also its `judges` and `aggregate`."""
 
     score: float | None
     comment: str | None = None
@@ -97,8 +90,7 @@ class MetricAgreement(View):
 
 
 class RoundJudgment(View):
-    """The decision after a round: a judgment (`reasoning`, `confidence`) or a rule
-    (`exit_reason` min_rounds/max_rounds); all None while undecided."""
+    """The decision after a round, by a judgment or a rule (`exit_reason`); None while undecided."""
 
     should_continue: bool | None = None
     exit_reason: str | None = None
@@ -107,8 +99,7 @@ class RoundJudgment(View):
 
 
 class MemberAnswer(BaseModel):
-    """One member's answer in a round, dumped with exactly the keys the stored record had (so an
-    export round-trips it)."""
+    """One member's answer, dumped with exactly the stored keys (an export round-trips it)."""
 
     model_config = ConfigDict(frozen=True, extra="allow", defer_build=True)
 
@@ -131,8 +122,7 @@ class MemberAnswer(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _lenient(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> MemberAnswer:
-        # an imported answer with a value of another type is shown without that value
-        # rather than failing the whole execution's view
+        # an imported value of another type is left out rather than failing the whole view
         try:
             return cast(MemberAnswer, handler(data))
         except ValidationError as exc:
@@ -174,8 +164,8 @@ class RoundView(View):
     usage: dict[str, Any] | None = Field(description="the round's usage parts (team, evaluation, ...)")
 
 
+# RoundView fields that only a full export prints (`runs show` leaves them out)
 ROUND_DETAIL_FIELDS = frozenset({"submission", "submission_format", "member_submissions", "usage"})
-"""RoundView fields that only a full export prints (`runs show` leaves them out)."""
 
 
 class TeamView(View):
@@ -198,8 +188,7 @@ class TeamView(View):
 
     @property
     def status_words(self) -> str:
-        """The status as a sentence says it: a team an interruption cut off is `interrupted after
-        round 2` (its last scored round)."""
+        """The status as a sentence says it: `interrupted after round 2` (its last scored round)."""
         if self.status != "interrupted":
             return self.status
         scored = [r.round_number for r in self.rounds if r.score is not None]
@@ -209,8 +198,8 @@ class TeamView(View):
 
 
 class ExecutionOutcome(BaseModel):
-    """What an execution came to, as its result (`orchestrator.models.ExecutionSummary`) and its
-    stored view (`ExecutionView`) both say it; each dumps its keys in the order of its `_key_order`."""
+    """What an execution came to, as `ExecutionSummary` and `ExecutionView` both say it (dumped in
+    `_key_order`)."""
 
     model_config = ConfigDict(defer_build=True)
     _key_order: ClassVar[str] = ""
@@ -255,8 +244,7 @@ class ExecutionOutcome(BaseModel):
 
 
 class ExecutionView(ExecutionOutcome):
-    """Everything stored about one execution, also while it runs (one whose process is gone reads
-    as `interrupted`; `stop_reason`, `stop_detail`, `degraded_reasons` come once it ended)."""
+    """Everything stored about one execution, also while it runs (or `interrupted`, process gone)."""
 
     model_config = ConfigDict(frozen=True)
     _key_order = (
@@ -288,8 +276,7 @@ class ExecutionView(ExecutionOutcome):
         return self.usage.cost
 
     def document(self, *, details: bool = True) -> dict[str, Any]:
-        """The JSON document of `runs export` (`details`) or `runs show` (without each
-        round's submission, member answers and usage)."""
+        """The JSON document of `runs export` (`details`) or `runs show` (without ROUND_DETAIL_FIELDS)."""
         if details:
             return self.model_dump(mode="json")
         exclude = {"teams": {"__all__": {"rounds": {"__all__": set(ROUND_DETAIL_FIELDS)}}}}
@@ -297,8 +284,7 @@ class ExecutionView(ExecutionOutcome):
 
 
 class ExecutionProgress(View):
-    """How far an execution has got, read cheaply (no submission or member text): two reads that
-    give equal progress saw the same rows, so a live page has nothing new to show."""
+    """How far an execution has got, read cheaply: equal progress means the same rows (a live page)."""
 
     status: ExecutionStatus
     ended_at: IsoTime | None
