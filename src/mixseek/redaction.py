@@ -1,26 +1,9 @@
 """Keeping credential values out of everything mixseek stores, logs or prints.
 
-A provider that echoes the request's `Authorization` header (a debugging proxy, a misconfigured
-gateway, a hostile endpoint) would put the API key into model answers and error messages, and
-from there into the store, the logs and the terminal. Each boundary where text leaves mixseek
-passes it through a `Redactor`, which replaces the value of every credential variable set in the
-environment with `[REDACTED:<VARIABLE>]`.
-
-Which variables hold credentials is read from their names: a name with a `KEY`, `APIKEY`,
-`TOKEN`, `SECRET`, `PASSWORD` or `PASSWD` part (split at `_`). That covers every key variable
-in `mixseek.llm.credentials` (`OPENAI_API_KEY`, `HF_TOKEN`, `HEROKU_INFERENCE_KEY`, ...) and
-the keys of plugins and other tools, while addresses such as `OPENAI_BASE_URL` stay readable.
-Values shorter than `MIN_SECRET_LENGTH` are left alone: replacing "1" or "true" everywhere
-would mangle text and protect nothing.
-
-A value is rarely echoed as it is: inside a JSON document it is JSON-escaped (`\\"`, `\\\\`,
-`\\u043f`), inside an exception's message repr-escaped, inside a URL percent-encoded, and a
-JSON string inside another JSON document (tool-call arguments in a message history) is escaped
-twice. So each value is looked for in every form `encoded_forms` gives, the longest form first.
-
-This module imports nothing of mixseek, so every layer may use it. A `Redactor` is a snapshot
-of the environment; a boundary takes one per operation (a transaction, a log record, a printed
-renderable) and `redact` takes a fresh one on each call.
+A provider that echoes the `Authorization` header would carry the key into answers, errors, the store
+and the terminal; each boundary passes text through a `Redactor`, which replaces the value of every
+credential variable (a name with a `KEY`, `TOKEN`, `SECRET`, `PASSWORD`... part) in each of its
+`encoded_forms` with `[REDACTED:<VARIABLE>]`. Imports nothing of mixseek, so every layer may use it.
 """
 
 from __future__ import annotations
@@ -55,19 +38,14 @@ def is_secret_name(name: str) -> bool:
 
 def secret_values(environ: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
     """(value, variable) of each credential set in `environ` (default: the process's environment
-    as it is now), longest value first.
-
-    The longest first, so that a key which contains another key is replaced whole. A value set
-    in several variables is named after the first of them in sorted order."""
+    now), longest first so that a key containing another is replaced whole."""
     if environ is None:
         return _environment_secrets(_environment_now())
     return _secrets_in(environ)
 
 
 def _environment_now() -> tuple[tuple[Any, Any], ...]:
-    """The environment's names and values as the interpreter holds them (undecoded): a snapshot
-    to look up the secrets of, made in about a microsecond where decoding every variable to
-    find them again takes 30 (a Redactor is made per model response, event and transaction)."""
+    """The environment undecoded: a ~1 µs snapshot (decoding it takes 30; a Redactor is made often)."""
     held = getattr(os.environ, "_data", None)
     return tuple(held.items()) if isinstance(held, dict) else tuple(os.environ.items())
 
@@ -140,11 +118,8 @@ _CONTAINERS: tuple[Callable[[str], str], ...] = (
 
 
 def encoded_forms(value: str) -> frozenset[str]:
-    """`value` as it may appear in text: raw; JSON-escaped (with and without `\\u` escapes, in
-    either case); `\\u`-escaped alone; repr-escaped (either quote style, also as `ascii()`
-    writes it; and as `unicode_escape`); percent-encoded (`quote` with and without `/` safe,
-    `quote_plus`; either case) — and each of these escaped once more as a JSON or Python string,
-    as a text embedded in a document that is itself embedded in another."""
+    """`value` as it may appear in text: raw, JSON-, `\\u`-, repr- or percent-escaped, and each of
+    these escaped once more as a JSON or Python string (a document embedded in another)."""
     json_form = _json_escaped(value)
     first = {
         value,
@@ -167,11 +142,9 @@ def encoded_forms(value: str) -> frozenset[str]:
 class _Search:
     """What a snapshot's secrets are looked for with."""
 
-    checks: tuple[str, ...]
-    """Substrings of which a text must contain one to hold any form of any secret."""
+    checks: tuple[str, ...]  # a text must contain one of these to hold any form of any secret
     pattern: re.Pattern[str]
-    names: dict[str, str]
-    """Each form's variable."""
+    names: dict[str, str]  # each form's variable
 
 
 @functools.lru_cache(maxsize=16)
@@ -202,8 +175,7 @@ class Redactor:
         return self._search is not None
 
     def text(self, text: str) -> str:
-        """`text` with every known credential value, in each of its `encoded_forms`, replaced by
-        `[REDACTED:<VARIABLE>]`."""
+        """`text` with every form of every known credential replaced by `[REDACTED:<VARIABLE>]`."""
         search = self._search
         if search is None or not any(check in text for check in search.checks):
             return text
@@ -211,9 +183,8 @@ class Redactor:
         return search.pattern.sub(lambda match: f"[REDACTED:{names[match.group(0)]}]", text)
 
     def value(self, data: Any) -> Any:
-        """`data` with `text` applied to every string in it: in dicts (keys included), lists,
-        tuples, dataclasses and pydantic models, which are copied where something changed (the
-        same object is returned where nothing did); anything else is returned as it is."""
+        """`data` with `text` applied to every string in dicts (keys too), lists, tuples, dataclasses
+        and pydantic models, copied only where something changed."""
         if self._search is None:
             return data
         return self._walk(data)

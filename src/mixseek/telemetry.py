@@ -1,17 +1,7 @@
-"""OpenTelemetry spans for an execution's work: off unless switched on, and free when off.
+"""OpenTelemetry spans for an execution's work (`span`): off unless switched on, and free when off.
 
-Each layer opens its own spans through `span` — `mixseek.execution`, `mixseek.round`,
-`mixseek.team_round`, `mixseek.leader`, `mixseek.member`, `mixseek.evaluation`, `mixseek.metric`,
-`mixseek.judgment` — with `mixseek.*` attributes (execution_id, team_id, round, score, tokens, ...);
-pydantic-ai's own instrumentation adds the model calls under them. Only the OpenTelemetry API (a
-pydantic-ai dependency) is imported here: the SDK and the OTLP exporter (the `mixseek[otel]` extra)
-or Logfire are imported when `configure_telemetry` is asked for them.
-
-Off (the default) means mixseek records nothing, also when the application has installed a global
-tracer provider of its own: switching mixseek on is a decision, so that prompts and answers never
-start flowing to wherever an application's traces go because mixseek was imported. `span` then hands
-out the API's invalid span without touching the context. To have mixseek's spans in a provider of
-your own, hand it over: `configure_telemetry(provider)`.
+Off ignores an application's global provider too (prompts must not flow to its traces because mixseek
+was imported); hand one over with `configure_telemetry(provider)`. The SDK loads only when asked for.
 """
 
 from __future__ import annotations
@@ -74,9 +64,8 @@ def enabled() -> bool:
 def span(
     name: str, *, parent: trace.Span | None = None, **attributes: AttributeValue | None
 ) -> AbstractContextManager[trace.Span]:
-    """A span named `name`, current inside the `with` block, with `mixseek.<key>` attributes (None
-    values left out). `parent` places it under a span that may have ended already (a judgment
-    made after its team round, at the round barrier). Off, nothing is created."""
+    """A span named `name` with `mixseek.<key>` attributes; `parent` places it under a span that may
+    have ended (a judgment at the round barrier). Off, nothing is created."""
     tracer = _current.tracer
     if tracer is None:
         return _NOTHING
@@ -121,20 +110,9 @@ async def flush() -> None:
 def configure_telemetry(
     choice: TelemetryMode | trace.TracerProvider, *, source: str | None = None, key: str | None = None
 ) -> None:
-    """Where mixseek's spans and pydantic-ai's model-call spans go, for this whole process.
-
-    - `"off"`: nowhere (the default; see the module's docstring).
-    - `"console"`: printed on stderr as they end (OpenTelemetry SDK, `mixseek[otel]`).
-    - `"otlp"`: exported over OTLP/HTTP in batches, configured by the standard `OTEL_*` variables
-      (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`, ...).
-    - `"logfire"`: `logfire.configure()` (its own `LOGFIRE_*` settings) and
-      `logfire.instrument_pydantic_ai()`; mixseek's spans go to the global provider it installs.
-    - a `TracerProvider`: the application's own.
-
-    Configuring the current choice again changes nothing; another one replaces it (a provider
-    mixseek created is flushed and shut down). A missing package is a `ConfigError` naming
-    `source` and `key` (where the choice was made) and the command that installs it.
-    """
+    """Where mixseek's and pydantic-ai's spans go for this process: "off", "console" (stderr),
+    "otlp" (the `OTEL_*` variables), "logfire", or an application's `TracerProvider`. A missing
+    package is a `ConfigError` naming `source` and `key` and what to install."""
     global _current
     if choice == _current.choice:
         return

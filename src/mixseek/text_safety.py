@@ -1,11 +1,4 @@
-"""Model text made safe for a terminal or a Markdown file.
-
-Model output (and anything else that did not come from mixseek itself) may hold
-escape sequences that clear the screen, recolour it, retitle the window or
-hide text, and bidirectional overrides that make text read differently from
-what it is. Everything printed or written as Markdown goes through
-`strip_controls`; JSON output keeps the exact text (it escapes controls itself).
-"""
+"""Model text made safe for a terminal or a Markdown file: no escape sequences or bidi overrides."""
 
 from __future__ import annotations
 
@@ -29,9 +22,8 @@ _CARRIAGE_RETURN = re.compile("\r\n?")
 
 
 def strip_controls(text: str) -> str:
-    """`text` without control characters or escape sequences; newlines and tabs stay.
-
-    A carriage return becomes a newline: alone it would let later text overwrite earlier text."""
+    """`text` without control characters or escape sequences; a carriage return becomes a newline
+    (alone it would let later text overwrite earlier text)."""
     if _CONTROL.search(text) is None:  # the usual case, found in one scan: every sequence starts
         return text  # with a control character, and a carriage return is one
     return _CONTROL.sub("", _SEQUENCE.sub("", _CARRIAGE_RETURN.sub("\n", text)))
