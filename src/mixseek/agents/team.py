@@ -1,9 +1,5 @@
-"""A team's strategy for one round's submission, whatever the kind of team.
-
-The round controller asks a `Team` for a round's submission; what comes after (evaluation,
-storage, judgment, the round barrier) is the same for every kind, so a leader team (selective or
-broadcast) and a workflow team compete in one execution on equal terms.
-"""
+"""A team's strategy for one round's submission: what comes after it (evaluation, storage,
+judgment) is the same for every kind, so leader and workflow teams compete on equal terms."""
 
 from __future__ import annotations
 

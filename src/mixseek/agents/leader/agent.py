@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from pydantic_ai import Agent, RunContext, RunUsage
+from pydantic_ai import Agent, RunContext, RunUsage, Tool
 from pydantic_ai.capabilities import PrepareTools
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import UsageLimits
@@ -13,10 +16,8 @@ from pydantic_ai.usage import UsageLimits
 import mixseek.telemetry as telemetry
 from mixseek.agents.concurrency import run_bounded
 from mixseek.agents.leader.broadcast import broadcast_prompt
-from mixseek.agents.leader.dependencies import TeamDependencies
 from mixseek.agents.leader.member_call import call_member
 from mixseek.agents.leader.models import MemberSubmission, MemberSubmissionsRecord
-from mixseek.agents.leader.tools import make_delegation_tool
 from mixseek.agents.member.base import MemberAgent, usage_of
 from mixseek.agents.member.registry import create_member
 from mixseek.agents.model_settings import agent_model_settings
@@ -30,8 +31,6 @@ from mixseek.config.team_models import TeamConfig
 from mixseek.llm.factory import create_model
 from mixseek.llm.retrying import RetryingModel
 
-__all__ = ["LeaderTeam", "TeamRunResult"]
-
 
 def leader_role(team: TeamConfig) -> str:
     return f"leader of team '{team.team_id}'"
@@ -39,6 +38,36 @@ def leader_role(team: TeamConfig) -> str:
 
 def member_role(team: TeamConfig, agent_name: str) -> str:
     return f"member '{agent_name}' of team '{team.team_id}'"
+
+
+@dataclass
+class TeamDependencies:
+    """The leader's `deps`: member tools record their answers here, at most `member_slots` at once
+    when the leader calls several tools in one response."""
+
+    member_slots: asyncio.Semaphore
+    submissions: list[MemberSubmission] = field(default_factory=list)
+
+
+def make_delegation_tool(member: MemberAgent, config: MemberAgentConfig) -> Tool[TeamDependencies]:
+    """A tool named `tool_name` (or `delegate_to_{agent_name}`) described by `tool_description`."""
+
+    async def delegate(ctx: RunContext[TeamDependencies], task: str) -> str:
+        """Delegate a task to this member and return its answer.
+
+        Args:
+            task: 依頼するタスクの内容（メンバーが単独で理解できるように具体的に）
+        """
+        async with ctx.deps.member_slots:
+            submission = await call_member(
+                member, config, task, usage=ctx.usage, usage_limits=ctx.usage_limits
+            )
+        ctx.deps.submissions.append(submission)
+        if submission.status == "SUCCESS":
+            return submission.content
+        return f"ERROR: member '{config.agent_name}' failed: {submission.error_message}"
+
+    return Tool(delegate, name=config.get_tool_name(), description=config.tool_description, takes_ctx=True)
 
 
 class LeaderTeam:
@@ -94,13 +123,14 @@ class LeaderTeam:
     ) -> None:
         """Every member on the round's prompt at once (at most `max_concurrent_members` running);
         a failing member is recorded as failed and never stops the others."""
-
-        def job(config: MemberAgentConfig) -> Callable[[], Awaitable[MemberSubmission]]:
-            member = self.members[config.agent_name]
-            return lambda: call_member(member, config, prompt, usage=usage, usage_limits=usage_limits)
-
+        jobs = [
+            partial(
+                call_member, self.members[m.agent_name], m, prompt, usage=usage, usage_limits=usage_limits
+            )
+            for m in self.config.members
+        ]
         # recorded in the order of the team file, whichever finished first
-        deps.submissions.extend(await run_bounded([job(m) for m in self.config.members], deps.member_slots))
+        deps.submissions.extend(await run_bounded(jobs, deps.member_slots))
 
     async def run(
         self,
@@ -110,15 +140,9 @@ class LeaderTeam:
         usage_limits: UsageLimits | None = None,
         user_prompt: str | None = None,
     ) -> TeamRunResult:
-        """One leader run, each member call recorded: members are called as the leader decides,
-        or (broadcast) all of them before the leader writes. `user_prompt` is unused: the
-        leader sees the round's prompt."""
-        deps = TeamDependencies(
-            team_id=self.config.team_id,
-            team_name=self.config.team_name,
-            round_number=round_number,
-            max_concurrent_members=self.config.max_concurrent_members,
-        )
+        """One leader run, each member call recorded (`user_prompt` is unused: the leader sees the
+        round's prompt)."""
+        deps = TeamDependencies(asyncio.Semaphore(self.config.max_concurrent_members))
         usage = RunUsage()
         with telemetry.span(
             "mixseek.leader",
@@ -133,8 +157,8 @@ class LeaderTeam:
             telemetry.record(span, **telemetry.usage(result.usage))
         messages = result.all_messages()
         record = MemberSubmissionsRecord(
-            team_id=deps.team_id,
-            team_name=deps.team_name,
+            team_id=self.config.team_id,
+            team_name=self.config.team_name,
             round_number=round_number,
             submissions=list(deps.submissions),
         )

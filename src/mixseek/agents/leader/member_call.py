@@ -1,8 +1,4 @@
-"""One recorded call of a member: the answer or the error, its cost and its time.
-
-The leader's delegation tools, a broadcast round and a workflow's agent executors all call
-members this way, so every kind of team records its members alike.
-"""
+"""One recorded call of a member (answer or error, cost, time), alike for every kind of team."""
 
 from __future__ import annotations
 
@@ -20,12 +16,6 @@ from mixseek.agents.leader.models import MemberSubmission
 from mixseek.agents.member.base import MemberAgent, MemberResult
 from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.errors import describe_exception
-
-
-def error_text(exc: BaseException, timeout: float | None) -> str:
-    if isinstance(exc, TimeoutError):
-        return f"timed out after {timeout:g} s" if timeout else "timed out"
-    return describe_exception(exc)
 
 
 async def call_member(
@@ -55,7 +45,8 @@ async def call_member(
             raise
         except Exception as exc:
             # a TimeoutError the member raised itself (its own client's, say) is its error, not ours
-            error = error_text(exc, timeout) if deadline.expired() else describe_exception(exc)
+            expired = deadline.expired() and isinstance(exc, TimeoutError)
+            error = f"timed out after {timeout:g} s" if expired else describe_exception(exc)
         elapsed_ms = (time.perf_counter() - started) * 1000
         if result is not None and messages is not None:
             messages.extend(result.messages)

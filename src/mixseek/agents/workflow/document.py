@@ -1,22 +1,5 @@
-"""The input document every workflow executor receives (format `mixseek.workflow.input/1`).
-
-A function executor is called with it as a dict (its only argument). An agent executor is given
-it as its task: one line saying what it is (`WORKFLOW_AGENT_PREAMBLE`), an empty line, then the document
-as JSON (indented by 2, non-ASCII characters as they are). Keys:
-
-- `format`: `"mixseek.workflow.input/1"`.
-- `team_id`, `team_name`, `round_number` (from 1).
-- `step`: `{"id", "index", "executor"}` — the step this executor runs in (index from 0) and its name.
-- `user_prompt`: the execution's task as the user wrote it.
-- `prompt`: this round's prompt for the team — the task with the team's history and rank, what
-  a leader would be given.
-- `previous_steps`: `[{"id", "results": [{"executor", "status", "content", "error"}]}]` — the step
-  just before (`input = "previous"`, the default) or every earlier step (`input = "all"`), in
-  step order, each step's results in the order of its executors; empty for the first step.
-  `status` is `"SUCCESS"` (`error` is null) or `"ERROR"` (`content` is `""`, `error` says why:
-  only a step with `continue_on_failure` passes failures on). `content` is always text: what a
-  function returned that was not text is there as JSON text.
-"""
+"""The input document every workflow executor receives (format `mixseek.workflow.input/1`, its
+keys documented in the README's workflow section): a function gets it as a dict, an agent as JSON."""
 
 from __future__ import annotations
 

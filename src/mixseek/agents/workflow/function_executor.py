@@ -25,20 +25,6 @@ FUNCTION_EXECUTOR_TYPE = "function"
 """The `agent_type` a function executor's answers are recorded with."""
 
 
-def resolve_function(config: FunctionExecutorConfig, *, base_dir: Path | None) -> Callable[..., Any]:
-    """The callable an executor names (a relative file path is taken from the team file's folder)."""
-    if isinstance(config.function, str):
-        return load_function(config.function, base_dir=base_dir)
-    return config.function
-
-
-def is_async_callable(function: Callable[..., Any]) -> bool:
-    """An `async def` function, or an object whose `__call__` is one."""
-    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
-        getattr(function, "__call__", None)  # noqa: B004 - an object with an async __call__
-    )
-
-
 class ResultError(InputError):
     """A function returned something that is not an executor's result."""
 
@@ -57,11 +43,9 @@ def result_text(value: Any) -> str:
 
 
 async def in_daemon_thread(function: Callable[..., Any], *args: Any, name: str) -> Any:
-    """`function(*args)` in a daemon thread of its own, awaited.
-
-    Not `asyncio.to_thread`: Python cannot stop a thread, and a function that overruns its
-    timeout would keep a worker of the shared default executor (DuckDB's writes use it) and
-    make the process wait for it at exit. A daemon thread is abandoned instead."""
+    """`function(*args)` in a daemon thread of its own, awaited: one that overruns its timeout is
+    abandoned, where in `asyncio.to_thread` it would hold a shared worker (DuckDB's writes use
+    them) and the process would wait for it at exit."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()  # model overrides and call scopes, as to_thread would pass
@@ -84,13 +68,17 @@ async def in_daemon_thread(function: Callable[..., Any], *args: Any, name: str) 
 
 class FunctionExecutor:
     """Calls its function once per run under its timeout: an async one in the event loop, a sync
-    one in a thread of its own (one that overruns is abandoned, not stopped: Python cannot stop a
-    thread)."""
+    one in a thread of its own (`in_daemon_thread`)."""
 
     def __init__(self, config: FunctionExecutorConfig, *, base_dir: Path | None = None) -> None:
         self.config = config
-        self.function = resolve_function(config, base_dir=base_dir)
-        self.is_async = is_async_callable(self.function)
+        # a relative file path is taken from the team file's folder
+        named = config.function
+        self.function = load_function(named, base_dir=base_dir) if isinstance(named, str) else named
+        # an `async def` function, or an object whose `__call__` is one
+        self.is_async = inspect.iscoroutinefunction(self.function) or inspect.iscoroutinefunction(
+            getattr(self.function, "__call__", None)  # noqa: B004 - an object with an async __call__
+        )
 
     async def _call(self, document: dict[str, Any]) -> Any:
         if self.is_async:
@@ -104,9 +92,8 @@ class FunctionExecutor:
         return value
 
     async def run(self, document: dict[str, Any], *, step_id: str) -> MemberSubmission:
-        """One call, recorded as a member submission; a failure is recorded, not raised.
-
-        A usage limit hit by models the function calls is raised: it is the budget's."""
+        """One call, recorded as a member submission; a failure is recorded, not raised (but a usage
+        limit hit by models the function calls is: it is the budget's)."""
         timeout = self.config.timeout_seconds
         started = time.perf_counter()
         content: str | None = None

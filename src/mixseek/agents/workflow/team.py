@@ -37,10 +37,8 @@ def _failures(results: Sequence[MemberSubmission]) -> str:
 
 
 class WorkflowTeam:
-    """A configured workflow team, ready to run rounds; agents and functions are resolved once here.
-
-    Every executor run is recorded as a member submission (with its step id), so a workflow
-    round is stored, shown, budgeted and resumed exactly as a leader team's."""
+    """A configured workflow team, ready to run rounds; each executor run is recorded as a member
+    submission (with its step id), so a round is stored and shown as a leader team's."""
 
     def __init__(
         self,
