@@ -1,19 +1,6 @@
-"""One hierarchy for every error mixseek raises, split by whose fault it is.
-
-`MixseekError` is the root: `except MixseekError` catches anything mixseek raises on purpose.
-Below it, exactly one of two branches says what to do about it:
-
-- `InputError` — something the user gave is wrong: a config file, a template, an environment
-  variable, a command-line argument, a model name, an argument of the Python API. The message
-  names the file or variable, the key and the reason; fixing it and running again helps. It is
-  also a `ValueError`, which is what code written against the seeds catches for a bad value.
-- `RuntimeFailure` — the input is in order, but something failed while running: the store is
-  busy, damaged or not writable, a metric's or the judgment's model call failed, a page could not
-  be fetched, code could not be run, the local model did not load. Retrying later or fixing the
-  machine may help; editing the config does not. It is also a `RuntimeError`.
-
-The CLI reports either as one line on stderr and exit code 2 (`cli.errors` maps the branches
-to `mixseek.exit_codes`), never a traceback.
+"""One hierarchy for every error mixseek raises, split by whose fault it is: `InputError` (a
+`ValueError`: fixing what the user gave helps) or `RuntimeFailure` (a `RuntimeError`: the store, a
+model call, the machine failed). The CLI reports either as one line on stderr (`cli.errors`).
 """
 
 from __future__ import annotations
@@ -37,11 +24,8 @@ class RuntimeFailure(MixseekError, RuntimeError):
 
 
 class ConfigError(InputError):
-    """A config value is missing, malformed or refers to something absent.
-
-    The message always names where the value came from (a file or an
-    environment variable), the key, and the reason.
-    """
+    """A config value is missing, malformed or refers to something absent: the message names its
+    source (a file or an environment variable), the key and the reason."""
 
     def __init__(self, source: str | Path | None, key: str | None, reason: str) -> None:
         self.source = str(source) if source is not None else None
@@ -76,9 +60,7 @@ class MissingCredentialsError(InputError):
 
 
 def describe_exception(exc: BaseException) -> str:
-    """`Type: first line of the message`, short enough for a table cell, a log line or a tool result.
-
-    Credential values in the message (a provider echoing the request's key) are redacted: the
-    description is stored, logged, printed and shown to other models."""
+    """`Type: first line of the message`, for a table cell, a log line or a tool result; credential
+    values are redacted, since it is stored, logged and shown to other models."""
     lines = redact(str(exc)).strip().splitlines()
     return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

@@ -1,8 +1,5 @@
-"""Loading a user's class or function named as `package.module:Name` or `path/to/file.py:Name`.
-
-Custom member agents, custom metrics and workflow function executors are found this way, so a
-plugin needs no change to mixseek itself.
-"""
+"""Loading a user's class or function named as `package.module:Name` or `path/to/file.py:Name`
+(custom member agents, metrics and workflow function executors)."""
 
 from __future__ import annotations
 

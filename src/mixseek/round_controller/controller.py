@@ -1,10 +1,11 @@
-"""One team's rounds: prompt, team run, evaluation, save, judgment (seed 003)."""
+"""One team's rounds: prompt, team run, evaluation, save, judgment."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -39,36 +40,23 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass(kw_only=True, eq=False)
 class RoundController:
     """Runs and judges the rounds of one team within one execution."""
 
-    def __init__(
-        self,
-        *,
-        execution_id: str,
-        user_prompt: str,
-        team: Team,
-        store: RoundWriter,
-        prompt_builder: PromptBuilder,
-        evaluator: Evaluator,
-        judgment: JudgmentClient,
-        governor: Governor | None = None,
-        timeout_seconds: float | None = None,
-        reference: str | None = None,
-    ) -> None:
-        self.execution_id = execution_id
-        self.user_prompt = user_prompt
-        # the grader's answer key: for the evaluator only, never in a team's prompt
-        self.reference = reference
-        self.team = team
-        self.store = store
-        self.prompt_builder = prompt_builder
-        self.evaluator = evaluator
-        self.judgment = judgment
-        self.governor = governor
-        self.timeout_seconds = timeout_seconds
-        # each round's span, for the judgment made after it at the round barrier
-        self._round_spans: dict[int, Span] = {}
+    execution_id: str
+    user_prompt: str
+    team: Team
+    store: RoundWriter
+    prompt_builder: PromptBuilder
+    evaluator: Evaluator
+    judgment: JudgmentClient
+    governor: Governor | None = None
+    timeout_seconds: float | None = None
+    # the grader's answer key: for the evaluator only, never in a team's prompt
+    reference: str | None = None
+    # each round's span, for the judgment made after it at the round barrier
+    _round_spans: dict[int, Span] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def team_id(self) -> str:
@@ -113,13 +101,8 @@ class RoundController:
         )
 
     async def run_team_round(self, round_number: int, *, snapshot: RoundSnapshot) -> RoundOutcome:
-        """Prompt → team → evaluation → save, within the team-round timeout.
-
-        `snapshot` is the board after round `round_number - 1`; the caller has
-        marked the round started. A failure is returned as an outcome (and
-        recorded), never raised: the orchestrator isolates the team and the
-        others go on.
-        """
+        """Prompt → team → evaluation → save, within the team-round timeout, from `snapshot` (the
+        board after the round before). A failure is recorded and returned, never raised."""
         with telemetry.span(
             "mixseek.team_round",
             execution_id=self.execution_id,
@@ -166,11 +149,9 @@ class RoundController:
         return lambda calls: self.store.mark_round_failed(key, status, error, model_calls=calls)
 
     async def _store_paid(self, round_number: int, write: PaidWrite) -> None:
-        """Run `write` with the usage of this team round's requests not stored yet, so a
-        result is never stored without what it cost (a kill right after loses neither).
-        If the write fails, the usage goes back to the ledger for a later write, unless the
-        store reports the write alone as refused (no such round): its transaction committed the
-        usage rows all the same, and giving them back would store them twice."""
+        """Run `write` with the usage of this team round's requests not stored yet, so a result is
+        never stored without what it cost. A failed write gives the usage back to the ledger, unless
+        the store refused the write alone (no such round): it committed the usage all the same."""
         if self.governor is None:
             await write([])
             return
@@ -242,9 +223,7 @@ class RoundController:
     async def decide(
         self, round_number: int, *, min_rounds: int, max_rounds: int, snapshot: RoundSnapshot
     ) -> RoundDecision:
-        """Whether the team plays round `round_number + 1` (`record_decision` stores it).
-
-        `snapshot` is the board after round `round_number`."""
+        """Whether the team plays round `round_number + 1`, from `snapshot`, the board after this round."""
         if round_number < min_rounds:
             return RoundDecision(should_continue=True, reason="min_rounds")
         if round_number >= max_rounds and not self.judgment.settings.judge_on_final_round:
@@ -253,11 +232,10 @@ class RoundController:
 
     async def record_decision(self, round_number: int, decision: RoundDecision) -> None:
         """Store the decision with its saved round, and the usage of the judgment that made it."""
-
-        def write(calls: Sequence[Mapping[str, Any]]) -> Awaitable[None]:
-            return self.store.update_judgment(self.key(round_number), decision, model_calls=calls)
-
-        await self._store_paid(round_number, write)
+        key = self.key(round_number)
+        await self._store_paid(
+            round_number, lambda calls: self.store.update_judgment(key, decision, model_calls=calls)
+        )
 
     async def _judge(self, round_number: int, *, final: bool, snapshot: RoundSnapshot) -> RoundDecision:
         with (

@@ -1,8 +1,5 @@
-"""What a team round returns and the board at a round barrier.
-
-`RoundState` (defined at the ground) and `RoundDecision` (defined with the store, which keeps it)
-are re-exported here, the path the seeds name.
-"""
+"""What a team round returns and the board at a round barrier (`RoundState` and `RoundDecision`
+are re-exported: the seeds name this path)."""
 
 from __future__ import annotations
 
@@ -52,11 +49,8 @@ class RoundOutcome(BaseModel):
 
 
 class RoundSnapshot(BaseModel):
-    """What every team may know at a round barrier: each team's history and the ranking up to a round.
-
-    Read once per round by the orchestrator instead of once per team; plain
-    data, so a team round scheduled elsewhere can carry it along.
-    """
+    """What every team may know at a round barrier: each team's history and the ranking up to a
+    round; read once per round, and plain data that a team round scheduled elsewhere carries."""
 
     up_to_round: int = Field(ge=0)
     histories: dict[str, list[RoundState]] = Field(default_factory=dict)
