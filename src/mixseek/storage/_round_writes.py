@@ -48,52 +48,24 @@ def execute_rows(conn: Conn, statement: Callable[[int], str], rows: Sequence[Seq
         conn.execute(statement(len(chunk)), flat(chunk))
 
 
-def _history_row(r: RoundRecord) -> tuple[object, ...]:
-    return (
-        r.execution_id,
-        r.team_id,
-        r.team_name,
-        r.round_number,
-        r.message_history,
-        json_text(r.member_submissions_record),
-    )
+def _row(r: RoundRecord, columns: str) -> list[object]:
+    """`r`'s values of a table's `columns`: JSON columns as text, its round_status 'completed'."""
+    fields = {
+        **dict(r),
+        "started_at": as_utc(r.started_at),
+        "ended_at": as_utc(r.ended_at),
+        "status": "completed",
+        "error_message": None,
+    }
+    return [
+        json_text(v) if isinstance(v, dict) else v for v in (fields[c.strip()] for c in columns.split(","))
+    ]
 
 
-def _board_row(r: RoundRecord) -> tuple[object, ...]:
-    return (
-        r.execution_id,
-        r.team_id,
-        r.team_name,
-        r.round_number,
-        r.evaluation_score,
-        r.evaluation_feedback,
-        json_text(r.score_details),
-        r.submission_content,
-        r.submission_format,
-        json_text(r.usage_info),
-    )
-
-
-def _status_row(r: RoundRecord) -> tuple[object, ...]:
-    return (
-        r.execution_id,
-        r.team_id,
-        r.round_number,
-        "completed",
-        as_utc(r.started_at),
-        as_utc(r.ended_at),
-        r.should_continue,
-        r.judgment_reasoning,
-        r.judgment_confidence,
-        r.exit_reason,
-        None,
-    )
-
-
-_ROUND_ROWS: tuple[tuple[str, str, Callable[[RoundRecord], tuple[object, ...]]], ...] = (
-    ("round_history", sql.ROUND_HISTORY_INSERT_COLUMNS, _history_row),
-    ("leader_board", sql.LEADER_BOARD_INSERT_COLUMNS, _board_row),
-    ("round_status", sql.ROUND_STATUS_INSERT_COLUMNS, _status_row),
+_ROUND_TABLES = (
+    ("round_history", sql.ROUND_HISTORY_INSERT_COLUMNS),
+    ("leader_board", sql.LEADER_BOARD_INSERT_COLUMNS),
+    ("round_status", sql.ROUND_STATUS_INSERT_COLUMNS),
 )
 
 
@@ -101,10 +73,10 @@ def _save_rounds(conn: Conn, records: Sequence[RoundRecord]) -> list[Any]:
     """Replace the rows of these rounds (their keys are distinct) and their teams' standings."""
     for chunk in chunks(records):
         keys = flat([r.key for r in chunk])
-        for table, _, _ in _ROUND_ROWS:
+        for table, _ in _ROUND_TABLES:
             conn.execute(sql.delete_rounds(table, len(chunk)), keys)
-        for table, columns, row in _ROUND_ROWS:
-            conn.execute(sql.insert(table, columns, len(chunk)), flat([row(r) for r in chunk]))
+        for table, columns in _ROUND_TABLES:
+            conn.execute(sql.insert(table, columns, len(chunk)), flat([_row(r, columns) for r in chunk]))
     refresh_standings(conn, {(r.execution_id, r.team_id) for r in records})
     return [None] * len(records)
 

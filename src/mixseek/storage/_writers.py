@@ -48,16 +48,8 @@ def _forget() -> None:
 os.register_at_fork(after_in_child=_forget)
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _key(path: Path) -> str:
     return os.path.realpath(path)
-
-
-def _instance() -> duckdb.DuckDBPyConnection:
-    return _idle.pop() if _idle else connect()
 
 
 def _idle_or_close(instance: duckdb.DuckDBPyConnection) -> None:
@@ -73,11 +65,12 @@ def attach(path: Path) -> duckdb.DuckDBPyConnection:
     with _lock:
         attached = _attached.get(key)
         if attached is None:
-            instance = _instance()
+            instance = _idle.pop() if _idle else connect()
             alias = f"store_{next(_numbers)}"
+            literal = "'" + key.replace("'", "''") + "'"
             try:
                 # TYPE duckdb: a file of another format (SQLite) is refused, not handed to an extension
-                instance.execute(f"ATTACH {_literal(key)} AS {alias} (TYPE duckdb)")
+                instance.execute(f"ATTACH {literal} AS {alias} (TYPE duckdb)")
             except BaseException:
                 _idle_or_close(instance)  # nothing attached: the instance is as it was
                 raise
