@@ -23,7 +23,7 @@ from mixseek.storage.models import (
     RoundStatusRecord,
 )
 from mixseek.storage.pairwise_views import PairwiseComparison, PairwiseStanding
-from mixseek.storage.views import ExecutionOverview, ExecutionView, RankingEntry, UsageTotals
+from mixseek.storage.views import RankingEntry, UsageTotals
 
 
 @runtime_checkable
@@ -91,8 +91,6 @@ class Store(RoundWriter, Protocol):
 
     async def get_execution(self, execution_id: str) -> ExecutionRecord | None: ...
 
-    async def list_executions(self, limit: int = 50) -> list[ExecutionRecord]: ...
-
     # -- rounds, decisions and usage (and the writes of `RoundWriter`) --------------------
 
     async def mark_rounds_started(
@@ -142,9 +140,3 @@ class Store(RoundWriter, Protocol):
     async def save_pairwise_ranking(
         self, execution_id: str, standings: Sequence[PairwiseStanding]
     ) -> None: ...
-
-    # -- the read model ------------------------------------------------------------------
-
-    async def get_execution_view(self, execution_id: str) -> ExecutionView | None: ...
-
-    async def list_execution_overviews(self, limit: int = 50) -> list[ExecutionOverview]: ...
