@@ -14,10 +14,8 @@ from pydantic_ai import UsageLimitExceeded
 
 import mixseek.telemetry as telemetry
 from mixseek.agents.team import Team
-from mixseek.agents.team_result import TeamRunResult
 from mixseek.errors import describe_exception
 from mixseek.evaluator.evaluator import Evaluator
-from mixseek.evaluator.models import EvaluationResult
 from mixseek.llm.governor import CallScope, Governor, GovernorUnreachable, call_scope
 from mixseek.llm.own_texts import own_texts
 from mixseek.llm.usage import usage_to_dict
@@ -180,8 +178,19 @@ class RoundController:
         }
         if self.governor is not None:
             usage["by_site"] = self.governor.ledger.by_site(self.team_id, round_number)
-        ended = _now()
-        record = self._round_record(round_number, started, ended, team_result, evaluation, usage)
+        record = RoundRecord(
+            **self.key(round_number)._asdict(),
+            team_name=self.team_name,
+            submission_content=team_result.output,
+            evaluation_score=evaluation.score,
+            evaluation_feedback=evaluation.feedback,
+            score_details=evaluation.score_details,
+            usage_info=usage,
+            message_history=team_result.messages_json(),
+            member_submissions_record=team_result.record.stored_json(),
+            started_at=started,
+            ended_at=_now(),
+        )
         # in one transaction with its usage: a reader who sees the round on the board sees what it cost
         await self._store_paid(round_number, lambda calls: self.store.save_round(record, model_calls=calls))
         return self._outcome(
@@ -193,31 +202,6 @@ class RoundController:
             feedback=evaluation.feedback,
             submission=team_result.output,
             usage=usage,
-        )
-
-    def _round_record(
-        self,
-        round_number: int,
-        started: datetime,
-        ended: datetime,
-        team_result: TeamRunResult,
-        evaluation: EvaluationResult,
-        usage: dict[str, Any],
-    ) -> RoundRecord:
-        return RoundRecord(
-            execution_id=self.execution_id,
-            team_id=self.team_id,
-            team_name=self.team_name,
-            round_number=round_number,
-            submission_content=team_result.output,
-            evaluation_score=evaluation.score,
-            evaluation_feedback=evaluation.feedback,
-            score_details=evaluation.score_details,
-            usage_info=usage,
-            message_history=team_result.messages_json(),
-            member_submissions_record=team_result.record.stored_json(),
-            started_at=started,
-            ended_at=ended,
         )
 
     async def decide(
