@@ -1,6 +1,5 @@
 """Which engine runs an execution: `local` (this process) or `temporal` (a workflow), checked by
-`plan_engine` before the execution is created and brought up for its length by `EnginePlan.start`.
-The temporal modules load only when chosen: `local` needs nothing of the `mixseek[temporal]` extra.
+`plan_engine` and brought up by `EnginePlan.start`; the temporal modules load only when chosen.
 """
 
 from __future__ import annotations

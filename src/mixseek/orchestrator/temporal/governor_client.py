@@ -1,9 +1,5 @@
-"""A worker's side of the governor service: the authority its `GovernedModel`s ask.
-
-One connection per worker process and execution, opened at the first request and opened again
-after it drops. A service that cannot be reached (or refuses the token) raises
-`GovernorUnreachable`, which names the address: the activity fails and is retried, and the
-workflow hands the round the address of a resumed `mixseek exec` when there is one.
+"""A worker's side of the governor service: one connection per execution, reopened after a drop; an
+unreachable service is `GovernorUnreachable` (the activity is retried, perhaps on a resumed `exec`).
 """
 
 from __future__ import annotations
@@ -33,7 +29,7 @@ class _Link:
 
     def __init__(self, connection: ClientConnection, address: str) -> None:
         self.connection = connection
-        self.address = address
+        self.lost = f"lost the connection to the governor service at {address}"
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.reader = asyncio.create_task(self._read(), name="mixseek-governor-reader")
 
@@ -53,18 +49,14 @@ class _Link:
         finally:
             for reply in self.replies.values():
                 if not reply.done():
-                    reply.set_exception(
-                        GovernorUnreachable(f"lost the connection to the governor service at {self.address}")
-                    )
+                    reply.set_exception(GovernorUnreachable(self.lost))
             self.replies.clear()
 
     async def send(self, message: dict[str, Any]) -> None:
         try:
             await self.connection.send(json.dumps(message))
         except ConnectionClosed:
-            raise GovernorUnreachable(
-                f"lost the connection to the governor service at {self.address}"
-            ) from None
+            raise GovernorUnreachable(self.lost) from None
 
     async def close(self) -> None:
         await self.connection.close()

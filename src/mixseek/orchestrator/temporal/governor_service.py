@@ -1,18 +1,9 @@
-"""The execution's one governor, served to its workers by the `mixseek exec` process.
+"""The execution's one governor, served to its workers by the `mixseek exec` process over WebSocket.
 
-Budgets and rate limits hold across all workers only if one place counts: the `Governor` of
-the exec process (its ledger preloaded with what the store says was spent, so resume works).
-Every worker asks it before each model request and reports the request's usage after, over one
-WebSocket per worker process (the `websockets` library; JSON messages with ids):
-
-- worker: `{"op": "admit", "id": N, "model": "provider:name"}` — the budget is checked, a
-  rate-limit slot of that model waited for, the budget checked again: `{"id": N, "ok": true}`,
-  or `{"id": N, "refused": {"limit": …, "value": …, "spent": …}}` when the budget is reached;
-- worker: `{"op": "done", "id": N, "spent": {usage} | null}` — the usage counts towards the
-  budget and the slot is free again (before admission: the request is withdrawn).
-
-A connection that drops gives back every slot it held. Workers authenticate with the
-execution's random token (`Authorization: Bearer …` on the handshake).
+Budgets and rate limits hold across workers only if one place counts. A worker sends `{"op": "admit",
+"id": N, "model": M}` (answered `{"id": N, "ok": true}` or `{"id": N, "refused": {...}}`) before a
+request and `{"op": "done", "id": N, "spent": usage | null}` after; a dropped connection frees its
+slots. Workers authenticate with the execution's token (`Authorization: Bearer …`).
 """
 
 from __future__ import annotations

@@ -15,15 +15,13 @@ HEARTBEAT_EVERY_SECONDS = 2.0
 
 @contextlib.asynccontextmanager
 async def heartbeating() -> AsyncIterator[None]:
-    """Heartbeat every HEARTBEAT_EVERY_SECONDS while the body runs (a local activity has no
-    heartbeat: it lives and dies with the workflow task of the process running it)."""
+    """Heartbeat every HEARTBEAT_EVERY_SECONDS while the body runs (not a local activity)."""
     if activity.info().is_local:
         yield
         return
 
     async def beat() -> None:
-        # the first beat only after a period: each beat is a request to the server and a write
-        # of the workflow's state there, and most team rounds end before one is due
+        # the first beat only after a period: most team rounds end before one is due
         while True:
             await asyncio.sleep(HEARTBEAT_EVERY_SECONDS)
             activity.heartbeat()

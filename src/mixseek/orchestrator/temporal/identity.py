@@ -1,7 +1,5 @@
-"""Which configuration a team round needs: a hash that workers and the client compare.
-
-Unlike the execution's config snapshot it leaves out where the workspace lives and where spans
-go, so two machines with the same configs under different paths agree.
+"""Which configuration a team round needs: a hash that workers and the client compare (no paths, no
+telemetry, so two machines with the same configs agree).
 """
 
 from __future__ import annotations
@@ -26,9 +24,5 @@ def work_hash(config: ExecutionConfig) -> str:
 
 
 def build_id(config_hash: str) -> str:
-    """What a mixseek worker tells Temporal its code is: mixseek's version and the configuration.
-
-    Without one, the SDK makes its own when a worker starts by hashing the bytecode of every
-    loaded module (pydantic-ai's and the providers' included): 0.1 s of CPU in each `mixseek exec`
-    and `mixseek worker`, for an id that says less than this one."""
+    """What a mixseek worker tells Temporal its code is (the SDK's own hashes every module: 0.1 s)."""
     return f"mixseek-{__version__}-{config_hash[:16]}"

@@ -1,9 +1,7 @@
-"""A worker's copy of each round's ranking, asked of the workflow once per round.
+"""A worker's copy of each round's ranking, asked of the workflow by a query once per round.
 
-Team rounds carry no ranking in their inputs (one per input made a round's inputs
-grow as T², past gRPC's 4 MB at 256 teams); the workflow holds each ranking once and serves it by
-a query, which Temporal does not record in the history. Every activity of a round on this worker
-shares one query: the first asks, the others wait for its answer.
+Inputs carry no ranking (they grew as T², past gRPC's 4 MB at 256 teams); a round's activities on a
+worker share one query.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Whether a resumed `mixseek exec` can take over the workflow its execution still has running.
 
-A workflow keeps what it started with: its config hash sends its team rounds to the workers of
-that configuration, and its history replays only on the workflow code that wrote it. A resume
-after the configs were edited would wait for workers nobody starts any more; one on another
-mixseek version could fail to replay. The store holds the execution's progress, so such a
-workflow is ended and a new one goes on from the store, as the local engine goes on with edited
-configs: only the team rounds in flight when the old `exec` stopped are played again.
+One started with other configs would wait for workers nobody starts, one on another version could fail
+to replay; such a workflow is ended, and a new one goes on from the store.
 """
 
 from __future__ import annotations

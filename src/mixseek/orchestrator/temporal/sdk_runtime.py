@@ -1,10 +1,5 @@
-"""The Temporal SDK runtime of a mixseek process: its Core says only what went wrong.
-
-The SDK's Rust core prints its log lines on stdout, in the middle of what `mixseek exec -f json`
-prints there, and warns about what this engine does on purpose (a workflow task held open while
-its local activities — store work, judgments — run). Only errors are printed. Its logs are not
-forwarded to Python's logging: that has Rust threads call into the interpreter, which aborts the
-process when one does so while Python is shutting down.
+"""The Temporal SDK runtime of a mixseek process: its core prints only errors (its lines land in
+`exec -f json`'s stdout), and its logs are not forwarded (Rust threads calling Python abort at exit).
 """
 
 from __future__ import annotations
@@ -16,8 +11,7 @@ from temporalio.runtime import LoggingConfig, Runtime, TelemetryConfig, Telemetr
 
 @cache
 def sdk_runtime() -> Runtime:
-    """One runtime per process, made on first use (a runtime owns threads of its own); every
-    Temporal client mixseek makes uses it."""
+    """One runtime per process, made on first use; every Temporal client mixseek makes uses it."""
     quiet = LoggingConfig(filter=TelemetryFilter(core_level="ERROR", other_level="ERROR"))
     return Runtime(telemetry=TelemetryConfig(logging=quiet))
 

@@ -1,11 +1,7 @@
-"""The activity a `mixseek worker` serves: one team round — the local engine's code.
+"""The activity a `mixseek worker` serves: one team round, run by the local engine's `RoundController`.
 
-It runs `RoundController` over components built from the worker's own copy of the workspace
-and returns, with its result, the store writes it recorded (judgments are the workflow's own,
-made by the `mixseek exec` process: `client.StoreActivities.judge`). Every model request asks the
-execution's governor service (in the `mixseek exec` process) first, so budgets and rate limits
-hold across all workers. While it runs it beats to Temporal, so a worker that dies hands its
-work to another in seconds.
+It returns the store writes it recorded with its result; every model request asks the execution's
+governor service (in the `mixseek exec` process) first, so budgets and rate limits hold across workers.
 """
 
 from __future__ import annotations
@@ -32,7 +28,6 @@ from mixseek.orchestrator.temporal.messages import (
 )
 from mixseek.orchestrator.temporal.rankings import Rankings
 from mixseek.orchestrator.temporal.recording import RecordingStore, as_model_calls
-from mixseek.round_controller.controller import RoundController
 
 EXECUTIONS_KEPT = 8
 
@@ -51,11 +46,9 @@ class TeamWork:
     def __init__(self, config: ExecutionConfig, config_hash: str) -> None:
         self.config = config
         self.config_hash = config_hash
-        # one set of models and ledger per execution, as the local engine has; its budget and
-        # limits are the governor service's
+        # one set of models and ledger per execution, as the local engine has
         self._executions: OrderedDict[str, _Execution] = OrderedDict()
-        # built before the first execution comes: building every team's agents takes most of a
-        # second of CPU, which that execution's first team rounds would otherwise wait for
+        # built before the first execution comes: it takes most of a second of CPU
         self._ready: Components | None = build_components(config)
         # each round's ranking, asked of the workflow once per round by this worker (not per team)
         self._rankings = Rankings()
@@ -85,35 +78,13 @@ class TeamWork:
                 non_retryable=True,
             )
 
-    def _controller(
-        self,
-        parts: Components,
-        store: RecordingStore,
-        execution_id: str,
-        user_prompt: str,
-        team_id: str,
-        reference: str | None = None,
-    ) -> RoundController:
-        return RoundController(
-            execution_id=execution_id,
-            user_prompt=user_prompt,
-            team=parts.teams[team_id],
-            store=store,
-            reference=reference,
-            prompt_builder=parts.prompt_builder,
-            evaluator=parts.evaluator,
-            judgment=parts.judgment,
-            governor=parts.governor,
-            timeout_seconds=self.config.orchestrator.value.timeout_per_team_seconds,
-        )
-
     @activity.defn(name="team_round")
     async def team_round(self, work: TeamRoundInput) -> TeamRoundResult:
         self._check(work.config_hash)
         parts = await self._components(work.execution_id, work.governor)
         store = RecordingStore()
-        controller = self._controller(
-            parts, store, work.execution_id, work.user_prompt, work.team_id, work.reference
+        controller = parts.controller(
+            self.config, store, work.execution_id, work.user_prompt, work.team_id, work.reference
         )
         async with heartbeating():
             ranking = await self._rankings.get(work.execution_id, work.round_number)
@@ -131,9 +102,7 @@ class TeamWork:
 
 
 def _unreachable(parts: Components, scope: CallScope, exc: GovernorUnreachable) -> ApplicationError:
-    """Retried by Temporal; once retries are spent the workflow waits for a resumed `mixseek exec`.
-
-    The attempt's requests are dropped with it, as a worker that dies drops them: the attempt
-    that succeeds returns the requests that produced its result, once."""
+    """Retried by Temporal (then the workflow waits for a resumed `exec`); the attempt's requests are
+    dropped with it, as a dying worker drops them."""
     parts.governor.ledger.forget(scope)
     return ApplicationError(f"worker: {exc}", type=GOVERNOR_UNREACHABLE)

@@ -31,9 +31,8 @@ async def running_executions(address: str) -> set[tuple[str, str | None]]:
 
 
 async def check_worker(config: ExecutionConfig, address: str, started_for: str | None = None) -> str:
-    """The worker's hash; refused when executions run there and none has this configuration and
-    this mixseek version, or, for a worker a `mixseek exec` started (`started_for` its hash), when
-    it is not that one's."""
+    """The worker's hash; refused unless it and this mixseek version match a running execution's,
+    or (a worker an `exec` started) the hash `started_for`."""
     mine = work_hash(config)
     where = config.orchestrator.file
     if started_for is not None:
