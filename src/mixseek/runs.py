@@ -1,6 +1,5 @@
-"""Reading a workspace's stored executions from Python, as `mixseek runs` and the dashboard do:
-the store file is opened read-only (never created nor upgraded; safe beside a running `exec`),
-read in the calling thread and closed. What a call reads with loads on the call.
+"""Reading a workspace's stored executions from Python, as `mixseek runs` and the dashboard do: the
+store is opened read-only (safe beside a running `exec`), read in the calling thread, and closed.
 """
 
 from __future__ import annotations
@@ -32,8 +31,7 @@ def store_file(workspace: str | os.PathLike[str]) -> Path:
 def list_executions(
     workspace: str | os.PathLike[str], *, status: ExecutionStatus | None = None, limit: int | None = None
 ) -> list[ExecutionOverview]:
-    """The workspace's executions (all, or those of `status`, at most `limit`), newest first.
-    InputError for a workspace without a store file, or a bad `status` or `limit`."""
+    """The workspace's executions (of `status`, at most `limit`), newest first; InputError if bad."""
     from mixseek.storage.listing import list_overviews
     from mixseek.storage.quick_read import read_once
     from mixseek.storage.schema import EXECUTION_STATUSES
@@ -49,8 +47,7 @@ def list_executions(
 
 
 def read_execution(workspace: str | os.PathLike[str], execution_id: str) -> ExecutionView:
-    """Everything stored about one execution, also while it runs; UnknownExecution if the
-    workspace's store holds none by that id."""
+    """Everything stored about one execution, also while it runs; UnknownExecution if none."""
     from mixseek.storage.quick_read import read_once
     from mixseek.storage.read_model import read_execution as read_view
 

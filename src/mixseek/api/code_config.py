@@ -1,6 +1,5 @@
-"""An `ExecutionConfig` from objects written in Python, in the shape a workspace's files give, so
-everything downstream reads one shape; where that has a file, this has a label (`teams[1]`,
-`evaluator`) for error messages. Relative `class_path` values resolve against the current directory.
+"""An `ExecutionConfig` from objects written in Python, in the shape a workspace's files give, with a
+label (`teams[1]`, `evaluator`) where a file would be named.
 """
 
 from __future__ import annotations
@@ -72,13 +71,8 @@ def code_config(
     workspace: Workspace,
     pairwise: PairwiseSettings | None = None,
 ) -> ExecutionConfig:
-    """The configuration of an execution given in code; settings left out take their defaults
-    (and the environment's `MIXSEEK_*` values, which constructor arguments beat).
-
-    Raises:
-        ConfigError: no team, a team_id used twice, or a team that is not one.
-        PromptTemplateError: a template that does not parse or uses a variable it may not.
-    """
+    """The configuration of an execution given in code (settings left out: `MIXSEEK_*`, then
+    defaults); a `ConfigError` for bad teams, `PromptTemplateError` for a bad template."""
     builder = _given("prompt_builder", prompt_builder or PromptBuilderSettings())
     compile_prompt_templates(builder)  # checked now, as a file is when it is loaded
     return ExecutionConfig(

@@ -10,13 +10,8 @@ from mixseek.orchestrator.models import ExecutionSummary
 
 
 class ExecutionRun:
-    """An async iterator over the typed events of one execution (`mixseek.Event`), as
-    `Mixseek.iter` yields it; `result` once the last event has been read.
-
-    Events are queued as they happen, so a consumer that is slow to read them slows nothing
-    down. Iteration ends after `ExecutionFinished`; if the execution failed instead, it ends by
-    raising the error.
-    """
+    """An async iterator over one execution's typed events (queued: a slow reader slows nothing),
+    ending after `ExecutionFinished` or raising what failed it; `result` afterwards."""
 
     def __init__(self, execution_id: str) -> None:
         self.execution_id = execution_id
@@ -52,14 +47,7 @@ class ExecutionRun:
 
     @property
     def result(self) -> ExecutionSummary:
-        """The execution's summary: winner, leaderboard, each team's outcome, usage and cost.
-
-        Raises:
-            InputError: the execution has not ended yet (read its events to the end first).
-            RuntimeFailure: it was cancelled (by leaving `Mixseek.iter` early; it is stored as
-                interrupted).
-            Exception: whatever stopped the execution, if it failed.
-        """
+        """The execution's summary; `InputError` before its end, `RuntimeFailure` if cancelled."""
         if self._task is None or not self._task.done():
             raise InputError(
                 f"execution {self.execution_id} has not finished: read its events to the end first"

@@ -38,23 +38,10 @@ from mixseek.orchestrator.preflight import reference_problems
 
 
 class Mixseek:
-    """The teams of an execution and how it runs: rounds, evaluator, judgment, prompt templates.
-
-    Args:
-        teams: each a `TeamConfig` (or a mapping of its fields): a leader and the members it
-            delegates to (`member_dispatch="broadcast"`: all of them, every round), or a
-            `workflow=WorkflowConfig(...)` of steps whose executors are agents or Python functions.
-            Every `model` is a model string (`"openai:gpt-4o"`, `"test"`) or a pydantic-ai
-            `Model` object.
-        orchestrator, evaluator, judgment, prompt_builder, pairwise: rounds, concurrency, limits and
-            budgets; the metrics that score each submission; the model that decides whether a team
-            goes on; the prompt templates; the optional final pairwise ranking of the best submissions.
-        workspace: the directory whose store (`mixseek.db`) keeps the executions, so that
-            `mixseek runs` shows them and an interrupted one can be resumed. Without one, each
-            execution runs on a store in a temporary directory, removed when it ends.
-
-    Settings left out take their defaults; `MIXSEEK_*` environment variables fill in only what
-    no constructor argument gives.
+    """The teams of an execution (`TeamConfig`s or mappings; a `model` is a model string or a
+    pydantic-ai `Model`) and how it runs. `workspace` keeps the executions in its store (`mixseek
+    runs`, resume); without one each runs on a temporary store. Settings left out take their
+    defaults; `MIXSEEK_*` environment variables fill in only what no argument gives.
     """
 
     def __init__(
@@ -137,24 +124,11 @@ class Mixseek:
         resume: str | None = None,
         **engine: Unpack[EngineChoice],
     ) -> AsyncIterator[ExecutionRun]:
-        """Start an execution of `user_prompt` (or, with `resume`, continue an interrupted one) and
-        yield it as an `ExecutionRun`: iterate over it for its events; `result` afterwards.
-
-        `reference` is a reference answer: stored with the execution (a resume reads it back),
-        given to the evaluator's reference metrics (`reference_similarity`), never to the teams.
-
-        `engine="temporal"` runs it as a Temporal workflow, as `mixseek exec --engine temporal` does:
-        team rounds on the `mixseek worker`s of `temporal_address`, else on `workers` (default 2) and a
-        dev server started for it (they load the workspace's files). Default `"local"`: this process.
-
-        Leaving the block before the last event cancels the execution; the store keeps it as
-        `interrupted`, and with a workspace `resume` continues it.
-
-        Raises:
-            ConfigError: a model string, plugin or class that does not resolve (nothing started).
-            InputError: an empty prompt or reference, an `execution_id` that exists already, no
-                `reference` for a metric that needs one, `resume` without a workspace or of an
-                execution that cannot be resumed, or an engine that cannot start.
+        """Start an execution of `user_prompt` (or `resume` an interrupted one) and yield it as an
+        `ExecutionRun`: its events, then `result`. `reference` goes to the reference metrics, never
+        to the teams; `engine="temporal"` runs it as `exec --engine temporal` does (`temporal_address`
+        or `workers`). Leaving the block early cancels it (stored as `interrupted`). Raises
+        `ConfigError` (a reference that does not resolve) or `InputError` (a bad request), nothing run.
         """
         self._check_request(user_prompt, reference, execution_id, resume)
         async with contextlib.AsyncExitStack() as stack:
@@ -162,8 +136,7 @@ class Mixseek:
             started = await started_engine(stack, config, engine)
             execution = ExecutionRun(resume or execution_id or new_execution_id())
             orchestrator = started.orchestrator(config, [execution._push])
-            # building the models awaits nothing: a cancellation (Ctrl-C) that came meanwhile
-            # lands here, before anything is written
+            # a cancellation (Ctrl-C) while the models were built lands here, before any write
             await asyncio.sleep(0)
             if resume is not None:
                 work = orchestrator.resume(resume)
@@ -211,8 +184,7 @@ class Mixseek:
         execution_id: str | None = None,
         **engine: Unpack[EngineChoice],
     ) -> ExecutionSummary:
-        """Run an execution of `user_prompt` to its end and return its summary; `reference` is
-        its reference answer, for the reference metrics alone, `engine` what runs it (see `iter`)."""
+        """Run an execution of `user_prompt` to its end and return its summary (see `iter`)."""
         return await _to_end(self.iter(user_prompt, reference=reference, execution_id=execution_id, **engine))
 
     async def resume(self, execution_id: str, **engine: Unpack[EngineChoice]) -> ExecutionSummary:
@@ -242,13 +214,8 @@ def load_workspace(
     workspace: str | Path | None = None, *, orchestrator_file: str | Path | None = None
 ) -> Mixseek:
     """The `Mixseek` a workspace's config files describe (`configs/orchestrator.toml`, or
-    `orchestrator_file`), as `mixseek exec` runs it: environment > file > default.
-
-    Without `workspace`, `$MIXSEEK_WORKSPACE` names it.
-
-    Raises:
-        ConfigError: a missing or bad file, key or value; it carries every problem found.
-    """
+    `orchestrator_file`; `$MIXSEEK_WORKSPACE` without `workspace`), as `mixseek exec` runs it; a
+    `ConfigError` carries every problem found."""
     if workspace is None:
         root = resolve_workspace(None)
     else:
