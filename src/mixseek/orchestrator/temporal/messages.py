@@ -38,8 +38,7 @@ def store_queue(execution_id: str) -> str:
 
 
 def team_queue(config_hash: str) -> str:
-    """The task queue of team rounds: only workers with the same configuration and the same
-    mixseek version serve it (another version's team round may read or answer differently)."""
+    """The task queue of team rounds, served only by workers of the same configuration and version."""
     return f"mixseek-teams-{__version__}-{config_hash[:16]}"
 
 
@@ -131,11 +130,8 @@ class ExecutionInput(BaseModel):
 
 
 class RankingAsk(BaseModel):
-    """The ranking a round's team rounds start from, asked of the workflow by a worker.
-
-    Activity inputs carry no ranking: with one in each, a round's inputs grew as T² and at 256 teams
-    passed gRPC's 4 MB message limit. The workflow holds each ranking once and answers this query,
-    which Temporal does not record in the history; each worker asks once per round."""
+    """The ranking a round's team rounds start from, asked of the workflow once per round by a worker:
+    in each activity's input, a round's inputs grew as T² and passed gRPC's 4 MB at 256 teams."""
 
     round_number: int
 
@@ -158,8 +154,8 @@ class RoundWrites(BaseModel):
     unsaved_calls: list[ModelCall] = Field(default_factory=list)
 
     def pack(self) -> bytes:
-        """Compressed JSON: message histories compress about tenfold, and what a workflow keeps in
-        its history (50 MB at most per run) and decodes on every replay shrinks with them."""
+        """Compressed JSON: message histories compress tenfold, and so does what a workflow keeps in
+        its history (50 MB at most per run) and decodes on every replay."""
         return zlib.compress(self.model_dump_json().encode(), 1)
 
     @classmethod
