@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from mixseek.orchestrator.temporal.messages import JudgeResult, RoundWrites, TeamRoundResult
-from mixseek.orchestrator.temporal.recording import RecordingStore
+from mixseek.orchestrator.temporal.messages import JudgeResult, RecordingStore, RoundWrites, TeamRoundResult
 from mixseek.round_controller.models import RoundOutcome
 from mixseek.storage import AggregationStore
 from mixseek.storage.models import RoundDecision, RoundKey, RoundRecord

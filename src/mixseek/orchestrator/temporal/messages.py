@@ -1,13 +1,15 @@
 """What crosses Temporal between the workflow, the workers and the store's writer: plain data.
 
-Kept free of heavy imports: the workflow sandbox imports this module as it is.
+Kept free of heavy imports: the workflow sandbox imports this module as it is. A worker has no
+database: it records a team round's store writes (`RecordingStore`) and the `mixseek exec` process
+owning the store applies them, so a worker killed mid-round stores nothing.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Coroutine
-from datetime import datetime
+from collections.abc import Coroutine, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -57,7 +59,7 @@ class ModelCall(BaseModel):
 
 
 class _Write(BaseModel):
-    """A `RoundWriter` call a worker recorded (`recording.RecordingStore`), with the usage it carries."""
+    """A `RoundWriter` call a worker recorded (`RecordingStore`), with the usage it carries."""
 
     model_calls: list[ModelCall]
 
@@ -96,6 +98,42 @@ class JudgmentWrite(_Write):
 
 
 StoreWrite = Annotated[SaveRound | RoundFailed | JudgmentWrite, Field(discriminator="kind")]
+
+
+def as_model_calls(rows: Sequence[Mapping[str, Any]]) -> list[ModelCall]:
+    return [ModelCall.model_validate(dict(row)) for row in rows]
+
+
+class RecordingStore:
+    """A `RoundWriter` that keeps each write, in order, for the store's writer (`_Write.apply`)."""
+
+    def __init__(self) -> None:
+        self.writes: list[StoreWrite] = []
+
+    async def save_round(self, record: RoundRecord, *, model_calls: Sequence[Mapping[str, Any]] = ()) -> None:
+        self.writes.append(SaveRound(record=record, model_calls=as_model_calls(model_calls)))
+
+    async def mark_round_failed(
+        self,
+        key: RoundKey,
+        status: Literal["failed", "timeout"],
+        error_message: str,
+        *,
+        ended_at: datetime | None = None,
+        model_calls: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        ended = ended_at or datetime.now(UTC)
+        calls = as_model_calls(model_calls)
+        self.writes.append(
+            RoundFailed(
+                key=key, status=status, error_message=error_message, ended_at=ended, model_calls=calls
+            )
+        )
+
+    async def update_judgment(
+        self, key: RoundKey, decision: RoundDecision, *, model_calls: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
+        self.writes.append(JudgmentWrite(key=key, decision=decision, model_calls=as_model_calls(model_calls)))
 
 
 class GovernorAccess(BaseModel):

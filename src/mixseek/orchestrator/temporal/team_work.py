@@ -22,12 +22,13 @@ from mixseek.orchestrator.temporal.heartbeat import heartbeating
 from mixseek.orchestrator.temporal.messages import (
     GOVERNOR_UNREACHABLE,
     GovernorAccess,
+    RecordingStore,
     RoundWrites,
     TeamRoundInput,
     TeamRoundResult,
+    as_model_calls,
 )
 from mixseek.orchestrator.temporal.rankings import Rankings
-from mixseek.orchestrator.temporal.recording import RecordingStore, as_model_calls
 
 EXECUTIONS_KEPT = 8
 
