@@ -1,5 +1,5 @@
 """`mixseek bench TASKS.jsonl`: run the workspace's teams on every task, N times, and report which
-set-up is better with evidence (see `mixseek.tasksets`; the README says how it resumes and exits)."""
+set-up is better with evidence (`mixseek.tasksets`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from mixseek.cli.engine_logs import engine_logs
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts
 from mixseek.cli.options import OrchestratorOption, WorkspaceOption
+from mixseek.cli.render import check_new_output
 from mixseek.errors import InputError, MixseekError
 from mixseek.exit_codes import ExitCode
 
@@ -79,8 +80,7 @@ def bench_command(
 
     if output_format not in BENCH_FORMATS:
         raise InputError(f"--format: must be 'text', 'json', 'markdown' or 'html' (got '{output_format}')")
-    if output is not None and output.exists() and not force:
-        raise InputError(f"--output: {output} already exists (pass --force to overwrite)")
+    check_new_output(output, force)
     tasks = load_tasks(tasks_file)
     ws = resolve_workspace(workspace)
     loaded = load_execution_config(ws, config)
@@ -101,8 +101,7 @@ def _run(
     resume: str | None,
     verbose: bool,
 ) -> BenchReport:
-    """Open (or resume) the bench, run what it misses, and read its report; an interrupt or a
-    failing store ends with how to resume."""
+    """Open (or resume) the bench, run what it misses, and read its report (stopped: how to resume)."""
     import asyncio  # here: `mixseek --help` needs neither an event loop nor the engine
 
     from mixseek.api.mixseek import Mixseek
@@ -184,7 +183,7 @@ async def _report(
 
 
 def _emit(result: BenchReport, output_format: str, output: Path | None, force: bool) -> None:
-    from mixseek.cli.render import json_text
+    from mixseek.cli.render import json_text, write_output
     from mixseek.redaction import redact
 
     if output_format == "text" and output is None:
@@ -209,13 +208,7 @@ def _emit(result: BenchReport, output_format: str, output: Path | None, force: b
     if output is None:
         typer.echo(text, nl=False)
         return
-    try:
-        with output.open("w" if force else "x", encoding="utf-8") as out:
-            out.write(text)
-    except FileExistsError:
-        raise InputError(f"--output: {output} already exists (pass --force to overwrite)") from None
-    except OSError as exc:
-        raise InputError(f"--output: cannot write {output}: {exc.strerror or exc}") from None
+    write_output(output, text, force)
     print_line(f"wrote {output} ({output_format}, bench {result.bench_id})", err=True)
 
 

@@ -1,6 +1,4 @@
-"""`mixseek exec --engine local|temporal [--temporal-address HOST:PORT] [--workers N]
-[--governor-listen HOST:PORT]`: the options; `mixseek.orchestrator.engine` checks and starts the choice.
-"""
+"""`mixseek exec`'s engine options; `mixseek.orchestrator.engine` checks and starts the choice."""
 
 from __future__ import annotations
 

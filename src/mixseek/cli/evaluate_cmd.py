@@ -1,8 +1,4 @@
-"""`mixseek evaluate`: score one submission with the configured metrics.
-
-The evaluator (and pydantic-ai) loads inside the command: every `mixseek` command, `--help` too,
-imports this module.
-"""
+"""`mixseek evaluate`: score one submission with the configured metrics (the evaluator loads inside)."""
 
 from __future__ import annotations
 
@@ -49,9 +45,8 @@ def _renderer(workspace: Path | None) -> EvaluatorPromptRenderer:
 def _texts(
     first: str | None, second: str | None, prompt_file: str | None, submission_file: str | None
 ) -> tuple[str, str]:
-    """PROMPT and SUBMISSION from the positional arguments and the two file options.
-
-    With `--prompt-file` and one argument, the argument is the SUBMISSION."""
+    """PROMPT and SUBMISSION from the arguments and file options (with `--prompt-file`, one
+    argument is the SUBMISSION)."""
     if prompt_file == STDIN and submission_file == STDIN:
         raise InputError("--submission-file: standard input is already read by --prompt-file")
     if prompt_file is not None and submission_file is None and second is None:

@@ -1,8 +1,5 @@
-"""`mixseek exec`: run every team over rounds, or resume an interrupted execution, through the
-Python API (`Mixseek.iter`), with the checks before it, the logs, the live view and the summary.
-
-Stopped early (Ctrl-C, a store or Temporal server failing under it) it ends with one line saying
-what became of the execution, exit 130 for an interrupt and 2 for a failure.
+"""`mixseek exec`: run (or resume) an execution through `Mixseek.iter`, with the checks before it, the
+logs, the live view and the summary; stopped early, one line says what became of it (exit 130 or 2).
 """
 
 from __future__ import annotations
@@ -109,8 +106,7 @@ def exec_command(
         _check_execution_id(execution_id, resume)
         reference = given_reference(reference, reference_file, resume=resume)
         ws = resolve_workspace(workspace)
-        # the engine loads only now, once the arguments are known to be good (a mistyped one is
-        # told at once), and not with the module: every command, `mixseek --help` too, imports it
+        # the engine loads only once the arguments are good, not with the module (`--help` imports it)
         from mixseek.config.bundle import load_execution_config
         from mixseek.orchestrator.engine import plan_engine
         from mixseek.orchestrator.orchestrator import new_execution_id
@@ -140,11 +136,9 @@ def _run_and_report(run: _Run, output_format: str, log_format: str) -> int:
     from mixseek.storage.errors import StorageError
 
     ws = run.config.workspace
-    # read-only: what became of the execution is read without writing (a full disk refuses the
-    # checkpoint a read-write store makes as it closes)
+    # read-only: a full disk would refuse the checkpoint a read-write store makes as it closes
     store = AggregationStore(ws.db_path, read_only=True)
-    # from here on the execution may exist: an interrupt anywhere after (also once the summary is
-    # printed, on the way out) says what the store holds at that moment
+    # from here on the execution may exist: an interrupt says what the store holds at that moment
     aftermath = functools.partial(_aftermath, store, ws, run.execution_id)
     say_on_interrupt(lambda: f"interrupted: {aftermath()}")
     try:
@@ -227,9 +221,7 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
         handler = file_logging(ws, log_format)
         stack.callback(logging.getLogger("mixseek").removeHandler, handler)
         sinks: list[EventSink] = [JsonlFileSink(ws.logs / f"{run.execution_id}.jsonl")]
-        # the engine before the live table: what starting it prints (the Temporal dev server's
-        # address) went straight to the terminal under a live table, whose next redraw erased it
-        # and left a stale copy of the table above
+        # the engine before the live table, whose redraws would garble what starting it prints
         announce = functools.partial(stderr_console().print, markup=False)
         engine = stack.enter_context(run.engine.start(run.config, announce, this_program()))
         say: Callable[[str], None]
@@ -247,8 +239,7 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
 
 
 def _stored_view(ws: Workspace, execution_id: str) -> ExecutionView | None:
-    """The store's outline of an execution about to be resumed; None when it cannot be read
-    (the resume itself then says why, if it cannot go on)."""
+    """The store's outline of an execution about to be resumed; None if unreadable (the resume says why)."""
     import duckdb
 
     from mixseek.storage.errors import StorageError
@@ -287,14 +278,14 @@ async def _follow(run: _Run, sinks: list[EventSink], engine: Engine) -> Executio
 
 def _aftermath(store: AggregationStore, ws: Workspace, execution_id: str) -> str:
     """What a user can do with the execution after it stopped early, as read from the store."""
+    import asyncio
+
     import duckdb
 
     from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
     from mixseek.storage.errors import StorageError
 
     resume = f"resume with: mixseek exec --resume {execution_id} -w {ws.root}"
-    import asyncio
-
     try:
         record = asyncio.run(store.get_execution(execution_id))
     except (StorageError, duckdb.Error):

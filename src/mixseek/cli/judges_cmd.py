@@ -90,8 +90,7 @@ def cells(row: Scored) -> list[str]:
 
 
 def shown(report: CalibrationReport) -> list[Scored]:
-    """The rows to show. A metric judged by one model is shown as that model's row alone: the
-    metric's own row holds the same pairs, so it would only repeat them."""
+    """The rows to show: a metric judged by one model only as that model's row (the same pairs)."""
     return [row for row in report.rows if not _stands_for_its_judge(report, row)]
 
 
@@ -103,8 +102,7 @@ def _stands_for_its_judge(report: CalibrationReport, row: Scored) -> bool:
 
 
 def label(report: CalibrationReport, row: Scored) -> str:
-    """The text table's one name column: a panel's judges indented under its metric; a metric
-    judged by one model is `metric: model`."""
+    """The text table's name column: a panel's judges indented, a one-model metric `metric: model`."""
     if row.scope == "overall":
         return "overall (evaluation score)"
     if row.scope == "metric":
@@ -118,8 +116,7 @@ def _summary(report: CalibrationReport) -> str:
 
 
 def print_table(console: Console, report: CalibrationReport) -> None:
-    """One name column that wraps (a long model name breaks anywhere), and figures that keep
-    their width: at 80 columns every number is shown whole."""
+    """A name column that wraps, and figures that keep their width (whole at 80 columns)."""
     from rich.table import Table
     from rich.text import Text
 

@@ -1,9 +1,10 @@
-"""Shared pieces of command output: output-format checks, usage rows, JSON printing; quick commands import it
-too, so nothing here loads pydantic-ai until a model run's usage is shown."""
+"""Shared pieces of command output: format checks, `--output` files, usage rows, JSON printing (quick
+commands import it: nothing here loads pydantic-ai until a model run's usage is shown)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -22,6 +23,22 @@ def check_output_format(value: str, option: str = "--output-format") -> str:
     if value not in OUTPUT_FORMATS:
         raise InputError(f"{option}: must be 'text' or 'json' (got '{value}')")
     return value
+
+
+def check_new_output(output: Path | None, force: bool) -> None:
+    """Checked before any work: an existing `--output` file is overwritten only with `--force`."""
+    if output is not None and output.exists() and not force:
+        raise InputError(f"--output: {output} already exists (pass --force to overwrite)")
+
+
+def write_output(target: Path, text: str, force: bool) -> None:
+    try:
+        with target.open("w" if force else "x", encoding="utf-8") as out:
+            out.write(text)
+    except FileExistsError:
+        raise InputError(f"--output: {target} already exists (pass --force to overwrite)") from None
+    except OSError as exc:
+        raise InputError(f"--output: cannot write {target}: {exc.strerror or exc}") from None
 
 
 def json_text(data: Any) -> str:

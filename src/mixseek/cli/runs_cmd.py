@@ -1,7 +1,5 @@
-"""`mixseek runs list|show|export`: stored executions read through `mixseek.runs` (read-only, also
-beside a running `exec`), printed as JSON or laid out (`runs_text`, `runs_export`, `report.html`).
-
-What a command reads and lays out loads inside it: every `mixseek` command, `--help` too, imports this.
+"""`mixseek runs list|show|export`: stored executions read through `mixseek.runs` (read-only), printed as
+JSON or laid out; what a command reads and lays out loads inside it (`--help` imports this module).
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ import typer
 
 from mixseek.cli.errors import cli_errors
 from mixseek.cli.options import OutputFormatOption, WorkspaceOption
-from mixseek.cli.render import check_output_format, json_text, print_json
+from mixseek.cli.render import check_new_output, check_output_format, json_text, print_json, write_output
 from mixseek.config.workspace import resolve_workspace
 from mixseek.errors import InputError
 from mixseek.text_safety import strip_controls
@@ -104,16 +102,6 @@ def runs_show(
         _echo(lines)
 
 
-def _write(target: Path, text: str, force: bool) -> None:
-    try:
-        with target.open("w" if force else "x", encoding="utf-8") as out:
-            out.write(text)
-    except FileExistsError:
-        raise InputError(f"--output: {target} already exists (pass --force to overwrite)") from None
-    except OSError as exc:
-        raise InputError(f"--output: cannot write {target}: {exc.strerror or exc}") from None
-
-
 def _export_text(view: ExecutionView, export_format: str) -> str:
     if export_format == "json":
         return json_text(view.document()) + "\n"
@@ -150,12 +138,11 @@ def runs_export(
     if export_format not in EXPORT_FORMATS:
         got = f" (got '{export_format}')" if export_format is not None else ""
         raise InputError(f"--format: must be 'json', 'markdown' or 'html'{got}")
-    if output is not None and output.exists() and not force:
-        raise InputError(f"--output: {output} already exists (pass --force to overwrite)")
+    check_new_output(output, force)
     view = _view("export", workspace, execution_id)
     text = _export_text(view, export_format)
     if output is None:
         typer.echo(text, nl=False)
         return
-    _write(output, text, force)
+    write_output(output, text, force)
     typer.echo(f"wrote {output} ({export_format}, execution {execution_id})")

@@ -1,5 +1,4 @@
-"""One stored execution (`ExecutionView`) as a Markdown report, and the text helpers `runs show`
-shares with it; the read model decides the figures, this module only lays them out."""
+"""One stored execution as a Markdown report, and the text helpers `runs show` shares with it."""
 
 from __future__ import annotations
 
@@ -47,8 +46,7 @@ def one_line(text: object) -> str:
 
 
 def status_text(view: ExecutionView) -> str:
-    """The status and why it stopped, each said once (`completed (finished)`, `interrupted after
-    round 2`), and why the run is degraded."""
+    """The status and why it stopped, each said once, and why the run is degraded."""
     reasons = view.degraded_reasons
     return view.status_words + (f" — degraded: {'; '.join(reasons)}" if reasons else "")
 
@@ -59,15 +57,13 @@ def usage_text(usage: UsageTotals) -> str:
 
 
 def team_heading(team: TeamView, text: Callable[[object], str] = str) -> str:
-    """`Name (id)`, and the team's kind unless it is the usual selective leader (or unknown);
-    `text` writes each of the three (the Markdown report's makes them inert)."""
+    """`Name (id)`, and the team's kind unless selective (or unknown); `text` writes each part."""
     kind = f" [{text(team.kind)}]" if team.kind not in (None, "selective") else ""
     return f"{text(team.team_name)} ({text(team.team_id)}){kind}"
 
 
 def steps_text(answers: Sequence[MemberAnswer]) -> str | None:
-    """A workflow round's executors by step, in order, failed ones marked:
-    `research (researcher), drafts (draft_a, draft_b: failed)`; None for a leader team's round."""
+    """A workflow round's executors by step: `research (researcher), drafts (draft_a: failed)`."""
     steps: dict[str, list[str]] = {}
     for answer in answers:
         if answer.step_id is not None:
@@ -82,8 +78,7 @@ def steps_text(answers: Sequence[MemberAnswer]) -> str | None:
 
 
 def metric_rows(name: str, metric: MetricScore) -> list[list[str]]:
-    """A metric's row (metric, score, comment); a panel's says how it combined its judges, and
-    each judge follows on its own row with its score and comment (or its error)."""
+    """A metric's row (metric, score, comment); a panel's is followed by a row per judge."""
     if metric.judges is None:
         return [[name, score_text(metric.score), one_line(metric.comment)]]
     rows = [[name, score_text(metric.score), f"{metric.aggregate} of {len(metric.judges)} judges"]]
@@ -166,10 +161,8 @@ def _team_markdown(team: TeamView) -> list[str]:
 
 
 def markdown_report(view: ExecutionView) -> str:
-    """A readable report with every submission, without the control characters of model text.
-
-    Text from models and configs is inert in any Markdown renderer (`report.markdown_escape`): on
-    a line it is escaped, and whole texts (the prompt, submissions) are indented code blocks."""
+    """A readable report with every submission; model and config text is inert (escaped on a line,
+    whole texts as indented code blocks)."""
     view = without_controls(view)
     prompt = view.user_prompt
     first = prompt.strip().splitlines()[0] if prompt.strip() else ""

@@ -1,5 +1,4 @@
-"""The plain-text layout of one stored execution: `runs show` (text). `runs list`'s table is in
-`text_layout`."""
+"""The plain-text layout of one stored execution: `runs show` (text)."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ from mixseek.report.content import without_controls
 from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.views import ExecutionView, TeamView
 
-SHOWN_COMPARISONS = 30
-"""`runs show` lists the pairwise comparisons up to this many; `runs export` always lists them all."""
+SHOWN_COMPARISONS = 30  # `runs show` lists up to this many comparisons; `runs export` all
 
 
 def _team_lines(team: TeamView) -> list[str]:

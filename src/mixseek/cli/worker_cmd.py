@@ -1,8 +1,5 @@
-"""`mixseek worker`: serve the team rounds of executions run with `--engine temporal`.
-
-It runs wherever the workspace's configs and the model credentials are; it needs no database
-(the `mixseek exec` process writes the store). A worker whose configs differ from a running
-execution's is refused before it takes any work.
+"""`mixseek worker`: serve the team rounds of `--engine temporal` executions wherever the workspace's
+configs and credentials are (no database); refused before any work if its configs differ.
 """
 
 from __future__ import annotations
@@ -29,8 +26,7 @@ def worker_command(
     ] = 8,
     started_for: Annotated[
         str | None,
-        # set by the `mixseek exec` that starts its own workers: serve its configuration whatever
-        # else runs on the server (a workflow of the same workspace it is about to take over)
+        # set by the `mixseek exec` that starts its own workers: serve its configuration whatever runs
         typer.Option("--started-for", hidden=True),
     ] = None,
 ) -> None:
