@@ -36,26 +36,14 @@ def dicts(conn: Conn, query: str, params: Sequence[object]) -> list[dict[str, An
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def lease(row: Mapping[str, Any], at: datetime) -> ExecutionLease | None:
-    """The lease columns of `sql.EXECUTIONS_WITH_OWNER` (None without a lease), judged at `at`."""
-    if row["pid"] is None:
-        return None
-    alive = owner_alive(row["pid"], row["host"], row["process_started"], row["heartbeat_at"], at)
-    return ExecutionLease(
-        pid=row["pid"],
-        host=row["host"],
-        process_started=row["process_started"],
-        command_sha256=row["command_sha256"],
-        acquired_at=row["acquired_at"],
-        heartbeat_at=row["heartbeat_at"],
-        alive=alive,
-    )
-
-
 def execution(row: Mapping[str, Any]) -> ExecutionRecord:
     """A row of `sql.EXECUTIONS_WITH_OWNER`: a `running` execution without a living owner
     reads as interrupted, ended at its last heartbeat or stored model call."""
-    owner = lease(row, now())
+    owner = None
+    if row["pid"] is not None:
+        lease = {k: row[k] for k in ("pid", "host", "process_started", "command_sha256", "acquired_at")}
+        alive = owner_alive(row["pid"], row["host"], row["process_started"], row["heartbeat_at"], now())
+        owner = ExecutionLease(**lease, heartbeat_at=row["heartbeat_at"], alive=alive)
     status, ended = row["status"], row["ended_at"]
     if status == "running" and (owner is None or not owner.alive):
         status = "interrupted"

@@ -305,17 +305,14 @@ class AggregationStore:
 
     async def renew_lease(self, execution_id: str, owner: ExecutionOwner) -> None:
         """Refresh `owner`'s heartbeat; ExecutionOwnedError if it no longer owns the execution."""
-
-        def work(conn: Conn) -> bool:
-            return bool(
-                conn.execute(
-                    "UPDATE execution_leases SET heartbeat_at = ? WHERE execution_id = ? AND owner_token = ? "
-                    "RETURNING execution_id",
-                    [_rows.now(), execution_id, owner.token],
-                ).fetchall()
-            )
-
-        if not await self._call(work, write=True):
+        query = (
+            "UPDATE execution_leases SET heartbeat_at = ? WHERE execution_id = ? AND owner_token = ? "
+            "RETURNING execution_id"
+        )
+        renewed = await self._call(
+            lambda conn: conn.execute(query, [_rows.now(), execution_id, owner.token]).fetchall(), write=True
+        )
+        if not renewed:
             record = await self.get_execution(execution_id)
             raise ExecutionOwnedError(execution_id, record.owner if record is not None else None)
 

@@ -71,11 +71,8 @@ def make_delegation_tool(member: MemberAgent, config: MemberAgentConfig) -> Tool
 
 
 class LeaderTeam:
-    """A configured leader team, ready to run rounds; models are created once here.
-
-    With `member_dispatch = "selective"` the leader calls members as tools; with `"broadcast"`
-    every member answers the round's prompt first and the leader, with no tools, writes the
-    submission from their answers."""
+    """A configured leader team, ready to run rounds: the leader calls members as tools
+    (`member_dispatch = "selective"`), or writes from every member's answer (`"broadcast"`)."""
 
     def __init__(
         self,
