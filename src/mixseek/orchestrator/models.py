@@ -8,19 +8,11 @@ from typing import Literal
 from pydantic import Field, computed_field
 
 from mixseek.exit_codes import ExitCode
-from mixseek.storage.models import ExecutionStatus, FinalStatus, RoundStatusRecord, StopReason
-from mixseek.storage.views import BestSubmission, ExecutionOutcome, TeamStanding
-
-__all__ = [
-    "EXIT_CODES",
-    "BestSubmission",
-    "ExecutionStatus",
-    "ExecutionSummary",
-    "StopReason",
-    "SummaryTeamStatus",
-    "TeamSummary",
-    "degraded_reasons",
-]
+from mixseek.storage.models import ExecutionStatus as ExecutionStatus  # re-exported
+from mixseek.storage.models import FinalStatus, RoundStatusRecord
+from mixseek.storage.models import StopReason as StopReason  # re-exported
+from mixseek.storage.views import BestSubmission as BestSubmission  # re-exported
+from mixseek.storage.views import ExecutionOutcome, TeamStanding
 
 EXIT_CODES: dict[str, ExitCode] = {
     "completed": ExitCode.SUCCESS,

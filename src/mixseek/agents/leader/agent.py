@@ -32,14 +32,6 @@ from mixseek.llm.factory import create_model
 from mixseek.llm.retrying import RetryingModel
 
 
-def leader_role(team: TeamConfig) -> str:
-    return f"leader of team '{team.team_id}'"
-
-
-def member_role(team: TeamConfig, agent_name: str) -> str:
-    return f"member '{agent_name}' of team '{team.team_id}'"
-
-
 @dataclass
 class TeamDependencies:
     """The leader's `deps`: member tools record their answers here, at most `member_slots` at once
@@ -86,7 +78,9 @@ class LeaderTeam:
         for member_config in config.members:
             if member_config.agent_name not in self.members:
                 self.members[member_config.agent_name] = create_member(
-                    member_config, role=member_role(config, member_config.agent_name), base_dir=base_dir
+                    member_config,
+                    role=f"member '{member_config.agent_name}' of team '{config.team_id}'",
+                    base_dir=base_dir,
                 )
         leader = config.leader
         broadcast = config.member_dispatch == "broadcast"
@@ -98,7 +92,8 @@ class LeaderTeam:
         )
         self.agent: Agent[TeamDependencies, str] = Agent(
             RetryingModel(
-                create_model(leader.model, role=leader_role(config)), max_retries=leader.max_retries
+                create_model(leader.model, role=f"leader of team '{config.team_id}'"),
+                max_retries=leader.max_retries,
             ),
             deps_type=TeamDependencies,
             instructions=leader.system_prompt or default_instruction,

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic_ai import UsageLimitExceeded
 from pydantic_core import PydanticSerializationError, to_json
 
+from mixseek.agents.leader.member_call import member_span, traced
 from mixseek.agents.leader.models import MemberSubmission
 from mixseek.config.workflow_models import FunctionExecutorConfig
 from mixseek.errors import InputError, describe_exception
@@ -99,23 +100,25 @@ class FunctionExecutor:
         content: str | None = None
         error: str | None = None
         deadline = asyncio.timeout(timeout)
-        try:
-            async with deadline:
-                value = await self._call(document)
-            content = result_text(value)
-        except UsageLimitExceeded:
-            raise
-        except ResultError as exc:
-            error = str(exc)
-        except (Exception, SystemExit) as exc:  # sys.exit() in a user's function ends only its run
-            # a TimeoutError the function raised itself is its error, not the timeout's
-            error = f"timed out after {timeout:g} s" if deadline.expired() else describe_exception(exc)
-        return MemberSubmission(
-            agent_name=self.config.name,
-            agent_type=FUNCTION_EXECUTOR_TYPE,
-            content=content or "",
-            status="SUCCESS" if content is not None else "ERROR",
-            error_message=error,
-            execution_time_ms=(time.perf_counter() - started) * 1000,
-            step_id=step_id,
-        )
+        with member_span(self.config.name, FUNCTION_EXECUTOR_TYPE, step_id) as span:
+            try:
+                async with deadline:
+                    value = await self._call(document)
+                content = result_text(value)
+            except UsageLimitExceeded:
+                raise
+            except ResultError as exc:
+                error = str(exc)
+            except (Exception, SystemExit) as exc:  # sys.exit() in a user's function ends only its run
+                # a TimeoutError the function raised itself is its error, not the timeout's
+                error = f"timed out after {timeout:g} s" if deadline.expired() else describe_exception(exc)
+            submission = MemberSubmission(
+                agent_name=self.config.name,
+                agent_type=FUNCTION_EXECUTOR_TYPE,
+                content=content or "",
+                status="SUCCESS" if content is not None else "ERROR",
+                error_message=error,
+                execution_time_ms=(time.perf_counter() - started) * 1000,
+                step_id=step_id,
+            )
+            return traced(span, submission)

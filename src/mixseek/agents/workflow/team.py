@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from pydantic_ai import RunUsage
@@ -12,13 +13,13 @@ from pydantic_ai.usage import UsageLimits
 
 import mixseek.telemetry as telemetry
 from mixseek.agents.concurrency import run_bounded
-from mixseek.agents.leader.member_call import call_member, member_span, traced
+from mixseek.agents.leader.member_call import call_member
 from mixseek.agents.leader.models import MemberSubmission, MemberSubmissionsRecord
 from mixseek.agents.member.base import MemberAgent
 from mixseek.agents.member.registry import create_member
 from mixseek.agents.team_result import TeamRunResult
 from mixseek.agents.workflow.document import RoundInput, StepResults, agent_task, input_document
-from mixseek.agents.workflow.function_executor import FUNCTION_EXECUTOR_TYPE, FunctionExecutor
+from mixseek.agents.workflow.function_executor import FunctionExecutor
 from mixseek.config.team_models import TeamConfig
 from mixseek.config.workflow_models import AgentExecutorConfig, WorkflowConfig, WorkflowStep
 from mixseek.errors import RuntimeFailure
@@ -26,10 +27,6 @@ from mixseek.errors import RuntimeFailure
 
 class WorkflowFailed(RuntimeFailure):
     """A step failed (an executor of a step that may not continue) or the submission's executor did."""
-
-
-def executor_role(team: TeamConfig, name: str) -> str:
-    return f"executor '{name}' of team '{team.team_id}'"
 
 
 def _failures(results: Sequence[MemberSubmission]) -> str:
@@ -57,7 +54,9 @@ class WorkflowTeam:
             if isinstance(executor, AgentExecutorConfig):
                 if executor.name not in self.agents:
                     self.agents[executor.name] = create_member(
-                        executor, role=executor_role(config, executor.name), base_dir=base_dir
+                        executor,
+                        role=f"executor '{executor.name}' of team '{config.team_id}'",
+                        base_dir=base_dir,
                     )
             else:
                 self.functions[executor.name] = FunctionExecutor(executor, base_dir=base_dir)
@@ -72,12 +71,7 @@ class WorkflowTeam:
         messages: list[ModelMessage],
     ) -> Callable[[], Awaitable[MemberSubmission]]:
         if isinstance(executor, FunctionExecutor):
-
-            async def run_function() -> MemberSubmission:
-                with member_span(executor.config.name, FUNCTION_EXECUTOR_TYPE, step.id) as span:
-                    return traced(span, await executor.run(document, step_id=step.id))
-
-            return run_function
+            return partial(executor.run, document, step_id=step.id)
         agent = self.agents[executor.name]
         task = agent_task(document)
         return lambda: call_member(
