@@ -1,13 +1,11 @@
-"""The dashboard's ASGI app: the pages' routes, the vendored static files, error pages, security.
-
-Each page module exposes `routes`; listing it in ROUTE_MODULES mounts it. Failures a user can meet
-(an unknown execution, a bad query parameter, a store that cannot be read) become an error page of
-one escaped line, never a traceback.
+"""The dashboard's ASGI app: the page modules' routes, static files, error pages, security; a failure a
+user can meet becomes an error page of one escaped line, never a traceback.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from pathlib import Path
 from typing import cast
@@ -27,6 +25,7 @@ from mixseek.ui.security import SecurityMiddleware
 from mixseek.ui.settings import UISettings
 from mixseek.ui.templating import render
 
+# the page modules whose `routes` the dashboard serves
 ROUTE_MODULES: tuple[str, ...] = (
     "mixseek.ui.pages_runs",
     "mixseek.ui.pages_execution",
@@ -35,7 +34,6 @@ ROUTE_MODULES: tuple[str, ...] = (
     "mixseek.ui.pages_compare",
     "mixseek.ui.actions",
 )
-"""The page modules whose `routes` the dashboard serves."""
 
 STATIC_DIR = Path(__file__).parent / "static"
 FAVICON = STATIC_DIR / "favicon.svg"
@@ -57,20 +55,14 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
-async def _unknown_execution(request: Request, exc: Exception) -> Response:
-    return error_page(request, 404, str(exc))
+def _error(status: int, message: str | None = None) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """A handler answering with an error page: `message`, else the exception's own one line."""
 
+    async def handle(request: Request, exc: Exception) -> Response:
+        code = 503 if isinstance(exc, StoreBusyError) else status
+        return error_page(request, code, message or str(exc))
 
-async def _bad_input(request: Request, exc: Exception) -> Response:
-    return error_page(request, 400, str(exc))
-
-
-async def _store_error(request: Request, exc: Exception) -> Response:
-    return error_page(request, 503 if isinstance(exc, StoreBusyError) else 500, str(exc))
-
-
-async def _internal_error(request: Request, exc: Exception) -> Response:
-    return error_page(request, 500, "internal error: the dashboard's terminal shows the details")
+    return handle
 
 
 class Dashboard(Starlette):
@@ -82,10 +74,10 @@ class Dashboard(Starlette):
             routes=routes,
             exception_handlers={
                 HTTPException: _http_error,
-                UnknownExecution: _unknown_execution,
-                InputError: _bad_input,
-                StorageError: _store_error,
-                Exception: _internal_error,
+                UnknownExecution: _error(404),
+                InputError: _error(400),
+                StorageError: _error(500),
+                Exception: _error(500, "internal error: the dashboard's terminal shows the details"),
             },
         )
         self.settings = settings
@@ -96,8 +88,7 @@ class Dashboard(Starlette):
 
 
 async def favicon(request: Request) -> Response:
-    """`/favicon.ico`, which browsers ask for where no page names an icon (a plain-text refusal,
-    say): the pages' own icon, an SVG, rather than a 404 in the browser's console."""
+    """`/favicon.ico`, asked for where no page names an icon (a plain-text refusal): the pages' SVG."""
     return FileResponse(FAVICON, media_type="image/svg+xml")
 
 

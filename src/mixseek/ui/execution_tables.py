@@ -1,15 +1,8 @@
-"""The execution page's two big tables, the teams × rounds grid and the judgments, as ready-made
-HTML rows.
+"""The execution page's two big tables (teams × rounds grid, judgments) as ready-made HTML rows.
 
-An execution of 64 teams × 10 rounds has 640 cells and up to 640 judgments: a template printing
-them field by field spends most of the page's budget on its per-value machinery (lookups,
-escaping, output chunks; `bench/ui_render.py`). Here each cell and judgment row is one format
-string instead. The templates keep the tables around them and print these rows as they are.
-
-Escaped, as a template would: everything read from the store (team names and ids, statuses,
-reasons, error messages, judge reasoning; model text without its control characters first, as
-everywhere on the page) and the links. Not escaped: numbers formatted here or by
-`report.formatting` (digits, separators, units), which hold no markup.
+A template printing 640 cells field by field spends most of the page's budget; here each row is one
+format string. Everything read from the store is escaped (model text stripped of controls first);
+numbers formatted here hold no markup.
 """
 
 from __future__ import annotations

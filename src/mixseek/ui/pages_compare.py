@@ -1,6 +1,4 @@
-"""The compare page (`/compare?a=ID&b=ID`): two executions' figures side by side, then their teams
-(matched by `team_id`) with each side's position, best score and the difference.
-"""
+"""The compare page (`/compare?a=ID&b=ID`): two executions' figures side by side, then their teams by id."""
 
 from __future__ import annotations
 
@@ -19,8 +17,7 @@ from mixseek.ui.pages_execution import execution_url, submission_url
 from mixseek.ui.reads import db_path, execution_view, overviews
 from mixseek.ui.templating import render
 
-RECENT_EXECUTIONS = 200
-"""How many of the most recently started executions the selects offer."""
+RECENT_EXECUTIONS = 200  # offered by the selects
 OPTION_PROMPT_CHARS = 60
 
 
@@ -111,8 +108,7 @@ def facts(a: ExecutionView, b: ExecutionView) -> list[Fact]:
 
 
 def team_pairs(a: ExecutionView, b: ExecutionView) -> list[TeamPair]:
-    """A's teams in A's order (the leaderboard's), each with B's team of the same id; then the
-    teams only B has, in B's order."""
+    """A's teams in A's order, each with B's of the same id; then the teams only B has."""
     in_b = {t.team_id: t for t in b.teams}
     in_a = {t.team_id for t in a.teams}
     pairs = [TeamPair(t.team_id, t, in_b.get(t.team_id)) for t in a.teams]

@@ -1,7 +1,5 @@
-"""The execution page, made of sections (one template each) so that the live stream (`ui.live`)
-sends exactly what the page shows. The sections but the header (it holds the CSRF token) are kept
-as rendered with the execution's progress (`Renderings`): until a row changes, a reload checks the
-progress, one cheap query, instead of reading and rendering anew (`bench/ui_render.py`).
+"""The execution page, in sections (one template each) that the live stream (`ui.live`) resends alike;
+the sections are kept as rendered with the execution's progress, so a reload checks one cheap query.
 """
 
 from __future__ import annotations
@@ -30,6 +28,7 @@ from mixseek.ui.reads import db_path, read_store
 from mixseek.ui.templating import render, render_fragment
 
 HEADER = ("header", "execution_header.html")
+# the sections after the header: the live stream's event names and their templates
 SECTIONS: dict[str, str] = {
     "best": "execution_best.html",
     "grid": "execution_grid.html",
@@ -39,10 +38,7 @@ SECTIONS: dict[str, str] = {
     "usage": "execution_usage.html",
     "failures": "execution_failures.html",
 }
-"""The sections after the header: the live stream's event names and the templates that render them."""
-
-KEPT_EXECUTIONS = 8
-"""How many executions' renderings a dashboard keeps (the big one, 64 × 10, is under 1 MB)."""
+KEPT_EXECUTIONS = 8  # renderings a dashboard keeps (the big one, 64 × 10, is under 1 MB)
 
 
 def execution_url(execution_id: str) -> str:
@@ -105,12 +101,10 @@ class Rendering:
     progress: ExecutionProgress
     view: ExecutionView
     sections: dict[str, Markup]
-    read_at: float = field(default_factory=time.monotonic)
-    """When `view` was read (monotonic clock)."""
+    read_at: float = field(default_factory=time.monotonic)  # when `view` was read
 
     def now(self) -> Rendering:
-        """This rendering as of now: a running execution's duration goes on growing while its rows
-        stay as they were (a round that takes minutes changes none)."""
+        """This rendering as of now: a running execution's duration grows while its rows stay."""
         if self.view.status != "running":
             return self
         now = time.monotonic()
@@ -149,8 +143,7 @@ def renderings(request: Request) -> Renderings:
 
 async def current_rendering(db: Path, execution_id: str, kept: Renderings) -> Rendering | None:
     """The execution's sections as of its rows now: the kept ones while its progress has not
-    changed, else read (the store's outline: no round's texts) and rendered anew; None if the
-    store has no such execution."""
+    changed, else its outline read and rendered anew; None if unknown."""
     latest = kept.latest(db, execution_id)
     known = latest.progress if latest is not None else None
     found = await read_store(db, lambda store: store.get_execution_outline_since(execution_id, known), None)
@@ -166,8 +159,7 @@ async def current_rendering(db: Path, execution_id: str, kept: Renderings) -> Re
 
 
 async def execution_page(request: Request) -> Response:
-    """`/executions/{execution_id}`: a 404 page for an id the store does not hold (unless the
-    dashboard just started its process: `ui.pending`)."""
+    """`/executions/{execution_id}`: a 404 for an unknown id (unless its process just started)."""
     db, execution_id = db_path(request), request.path_params["execution_id"]
     rendering = await current_rendering(db, execution_id, renderings(request))
     if rendering is None:

@@ -1,6 +1,5 @@
-"""The runs page (`/`): every execution of the workspace, filtered and sorted here by query
-parameters (`?status=completed&q=essay&sort=score&order=desc`), so a view can be bookmarked.
-While an execution runs, htmx fetches the results and the status counts anew every `REFRESH_SECONDS`.
+"""The runs page (`/`): every execution, filtered and sorted by query parameters (bookmarkable), fetched
+anew by htmx every `REFRESH_SECONDS` while one runs.
 """
 
 from __future__ import annotations
@@ -21,11 +20,9 @@ from mixseek.text_safety import strip_controls
 from mixseek.ui.reads import db_path, overviews, ui_settings
 from mixseek.ui.templating import render
 
-RUNS_LIMIT = 10_000
-"""The most recent executions the page lists (it says so when there are more)."""
+RUNS_LIMIT = 10_000  # the most recent executions listed (the page says when there are more)
 PROMPT_CHARS = 120
 REFRESH_SECONDS = 2
-"""How often the page fetches itself anew while an execution runs."""
 
 SORT_KEYS: dict[str, Callable[[ExecutionOverview], Any]] = {
     "started": lambda e: e.started_at,
@@ -73,8 +70,7 @@ class RunsQuery:
         return not needle or needle in entry.user_prompt.casefold() or needle in entry.execution_id.casefold()
 
     def ordered(self, entries: list[ExecutionOverview]) -> list[ExecutionOverview]:
-        """Sorted by the chosen column; executions without a value (no score, no known cost)
-        come last either way."""
+        """Sorted by the chosen column; executions without a value come last either way."""
         key = SORT_KEYS[self.sort]
         known = [e for e in entries if key(e) is not None]
         unknown = [e for e in entries if key(e) is None]

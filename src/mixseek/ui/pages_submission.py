@@ -1,6 +1,4 @@
-"""The submission page: one team's round in full (submission, scores, judgment, members' answers,
-the leader's messages, the change since its previous round); model text is sanitised or escaped.
-"""
+"""The submission page: one team's round in full; model text is sanitised or escaped."""
 
 from __future__ import annotations
 
@@ -25,8 +23,7 @@ from mixseek.ui.pages_execution import execution_url, submission_url
 from mixseek.ui.reads import db_path, read_store
 from mixseek.ui.templating import render
 
-USAGE_PARTS = ("team", "leader", "members", "evaluation", "judgment")
-"""The parts of a round's stored usage, in the order the page lists them (others follow)."""
+USAGE_PARTS = ("team", "leader", "members", "evaluation", "judgment")  # listed first, in this order
 
 
 @dataclass(frozen=True)
@@ -96,8 +93,7 @@ def usage_rows(usage: dict[str, Any] | None) -> tuple[list[UsageRow], list[Usage
 
 
 def comparison(team: TeamView, round_view: RoundView) -> Comparison | None:
-    """The diff from the team's latest earlier round with a submission; None in its first round or
-    while this round has no submission."""
+    """The diff from the team's latest earlier round with a submission, if both have one."""
     if round_view.submission is None:
         return None
     earlier = [

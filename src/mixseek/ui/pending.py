@@ -1,10 +1,5 @@
-"""The execution page before the execution is in the store: its process still starts, or it ended
-without writing it (a bad config, a store it cannot open) and its last line says why.
-
-The browser is sent to `/executions/{id}` as soon as the process is started; the process needs a
-moment (imports, configs, models) before it writes the execution. Meanwhile the page reloads
-itself every second (a `Refresh` header: no script needed) until the execution page proper
-answers.
+"""The execution page before the execution is in the store: its process still starts (the page reloads
+every second by a `Refresh` header), or it ended without writing it and its last line says why.
 """
 
 from __future__ import annotations

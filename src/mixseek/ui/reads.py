@@ -1,6 +1,5 @@
-"""Store reads for one request, read-only, the file closed after each so that an execution in
-another process can write it; what `mixseek.runs` reads goes through it. A `StorageError` (damaged,
-busy) is the app's error page; a workspace without a store has no executions yet.
+"""Store reads for one request, read-only and closed after each (an execution elsewhere can write); a
+workspace without a store has no executions yet.
 """
 
 from __future__ import annotations
@@ -30,8 +29,7 @@ def db_path(request: Request) -> Path:
 
 
 async def read_store(db: Path, read: Callable[[AggregationStore], Awaitable[T]], empty: T) -> T:
-    """`read(store)` on the store at `db`, opened read-only and closed before returning; `empty`
-    when there is no database file yet."""
+    """`read(store)` on the store at `db`, opened read-only and closed; `empty` without a file."""
     if not db.exists():  # anything else there (a directory, a damaged file) is reported by the store
         return empty
     async with AggregationStore(db, read_only=True) as store:

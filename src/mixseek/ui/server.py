@@ -1,9 +1,5 @@
-"""The dashboard's HTTP server: uvicorn's, which ends the live streams before it stops.
-
-uvicorn stops by waiting for every open response to end, and an execution page's live stream lasts
-as long as its execution runs (`ui.live`): without a word from the server, a Ctrl-C would wait for
-the execution. So the server sets the app's `streams_closing` first, and each stream ends within
-one poll of the store.
+"""The dashboard's HTTP server: uvicorn's, which first tells the live streams to end (a stream lasts as
+long as its execution, and uvicorn waits for every open response).
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from mixseek.config.workspace import Workspace
 
-MIN_REMOTE_TOKEN_CHARS = 16
-"""The shortest token a dashboard bound beyond loopback takes: anyone who can reach it may guess."""
+MIN_REMOTE_TOKEN_CHARS = 16  # beyond loopback, anyone who can reach the dashboard may guess
 
 
 def is_loopback(host: str) -> bool:
@@ -24,8 +23,7 @@ def is_loopback(host: str) -> bool:
 
 
 def default_exec_argv() -> list[str]:
-    """The command the dashboard starts executions with: this Python's `mixseek`, so an execution
-    started from the browser runs on the same engine and store as one started from the CLI."""
+    """The command the dashboard starts executions with: this Python's `mixseek`."""
     return [sys.executable, "-m", "mixseek.cli"]
 
 
@@ -34,15 +32,9 @@ class UISettings:
     workspace: Workspace
     host: str = "127.0.0.1"
     port: int = 8765
-    token: str | None = None
-    """Required of every request when set; `mixseek ui` refuses a non-loopback bind without one,
-    or with one shorter than MIN_REMOTE_TOKEN_CHARS."""
-    exec_argv: list[str] = field(default_factory=default_exec_argv)
-    """The `mixseek` command line that executions started from the browser run (`exec ...`
-    is appended)."""
-    live_poll_seconds: float = 0.5
-    """How often an open execution page's stream looks for new rows (a saved round shows up
-    within about this long)."""
+    token: str | None = None  # required of every request when set (beyond loopback: required)
+    exec_argv: list[str] = field(default_factory=default_exec_argv)  # `exec ...` is appended
+    live_poll_seconds: float = 0.5  # how often a live stream looks for new rows
 
     @property
     def db_path(self) -> Path:

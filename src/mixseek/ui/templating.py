@@ -1,8 +1,4 @@
-"""The dashboard's Jinja2 templates: autoescaped, undefined variables are errors.
-
-Everything a model wrote (prompts, submissions, team names, judge reasoning) reaches a page only
-through autoescaping or `mixseek.report.markdown` (sanitised); no template marks model text safe.
-"""
+"""The dashboard's Jinja2 templates: autoescaped (no template marks model text safe), strict undefined."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """Wrong dashboard tokens, answered more slowly the more a client sends in a row.
 
-Why: a dashboard bound beyond loopback is guarded by its token alone, so guessing it must not be
-cheap. Each wrong token a client (an address) sends in a row is answered after twice the wait of
-the one before, up to a cap, and one at a time per client, so guessing in parallel gains nothing.
-The wait is an `asyncio.sleep`: the server goes on answering everyone else meanwhile, and this
-client's own requests that carry the right token. The right token forgets a client's failures, as
-does a pause of `FORGET_AFTER_SECONDS`.
+A dashboard beyond loopback is guarded by its token alone: each wrong token waits twice the one before
+(capped), one at a time per client, without blocking anyone else; the right token or a pause forgets.
 """
 
 from __future__ import annotations
@@ -18,8 +14,7 @@ from dataclasses import dataclass, field
 FIRST_DELAY_SECONDS = 0.1
 MAX_DELAY_SECONDS = 10.0
 FORGET_AFTER_SECONDS = 600.0
-MAX_CLIENTS = 4096
-"""Clients remembered at most (the least recent is forgotten first): memory stays bounded."""
+MAX_CLIENTS = 4096  # remembered at most (the least recent forgotten first)
 
 
 def delay_for(failures: int) -> float:
@@ -31,8 +26,7 @@ def delay_for(failures: int) -> float:
 class _Client:
     failures: int = 0
     last: float = 0.0
-    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """Held while one of the client's wrong tokens waits: the next one waits after it."""
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)  # one wrong token of a client waits at a time
 
 
 @dataclass(frozen=True)
