@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mixseek.tasksets.markdown import excerpt, interval
+from mixseek.tasksets.markdown import excerpt, means, pair_row, team_row
 from mixseek.tasksets.report import LEVEL, BenchReport
 
 
@@ -31,33 +31,21 @@ def print_report(console: Console, report: BenchReport) -> None:
     )
     teams = _table("teams", ["team", "win rate", "mean score", "mean rank", "runs"], range(1, 5))
     for t in report.teams:
-        teams.add_row(
-            Text(f"{t.team_name} ({t.team_id})"),
-            interval(t.win_rate),
-            interval(t.score, 1),
-            interval(t.rank),
-            str(t.runs),
-        )
+        teams.add_row(*map(Text, team_row(t)))
     console.print(teams)
     if report.pairs:
         pairs = _table(
             "pairwise", ["team", "opponent", "W-L-T runs", "W-L-T tasks", "sign test p"], range(2, 5)
         )
         for p in report.pairs:
-            pairs.add_row(
-                Text(names.get(p.team, p.team)),
-                Text(names.get(p.opponent, p.opponent)),
-                f"{p.wins}-{p.losses}-{p.ties}",
-                f"{p.task_wins}-{p.task_losses}-{p.task_ties}",
-                f"{p.p_value:.4g}",
-            )
+            pairs.add_row(*map(Text, pair_row(names, p)))
         console.print(pairs)
     team_ids = [t.team_id for t in report.teams]
     columns = [names.get(t, t) for t in team_ids]
     if report.tags:
         tags = _table("mean score per tag", ["tag", "runs", *columns], range(1, 2 + len(columns)))
         for g in report.tags:
-            tags.add_row(Text(g.name), str(g.runs), *(_score(g.mean_scores.get(t)) for t in team_ids))
+            tags.add_row(Text(g.name), str(g.runs), *means(g, team_ids))
         console.print(tags)
     tasks = _table("tasks", ["task", "tags", "runs", *columns, "best answer"], range(2, 3 + len(columns)))
     for g in report.tasks:
@@ -68,11 +56,7 @@ def print_report(console: Console, report: BenchReport) -> None:
             Text(g.name),
             Text(", ".join(g.tags)),
             str(g.runs),
-            *(_score(g.mean_scores.get(t)) for t in team_ids),
+            *means(g, team_ids),
             Text(best, justify="left"),
         )
     console.print(tasks)
-
-
-def _score(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}"

@@ -1,6 +1,4 @@
-"""A bench report as one self-contained HTML file (`mixseek bench -f html`), in the style of the
-execution report (`report.html`): the same stylesheet inline, the same Content-Security-Policy,
-autoescape on every variable."""
+"""A bench report as one self-contained HTML file, in the style (and CSP) of the execution report."""
 
 from __future__ import annotations
 

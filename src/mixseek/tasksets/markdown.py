@@ -1,14 +1,18 @@
-"""A bench report as Markdown (`mixseek bench -f markdown`).
-
-Task ids, tags and model answers are data, not markup: every table cell is written by
-`report.markdown_escape.table`, so it reads as typed — no table it breaks, no HTML or link a
-viewer would render.
-"""
+"""A bench report as Markdown (`mixseek bench -f markdown`); every table cell is written by
+`report.markdown_escape.table`, so task ids, tags and answers read as typed, never as markup."""
 
 from __future__ import annotations
 
 from mixseek.report.markdown_escape import Trusted, cell, table
-from mixseek.tasksets.report import EXCERPT_CHARS, LEVEL, BenchReport, GroupResult, Interval
+from mixseek.tasksets.report import (
+    EXCERPT_CHARS,
+    LEVEL,
+    BenchReport,
+    GroupResult,
+    Interval,
+    PairResult,
+    TeamResult,
+)
 from mixseek.text_safety import strip_controls
 
 
@@ -36,12 +40,23 @@ def _summary(report: BenchReport) -> list[str]:
     ]
 
 
-def _intervals(win_rate: Interval, score: Interval, rank: Interval) -> list[Trusted]:
-    """A team's figures, which a table writes as they are (their brackets are no link)."""
-    return [Trusted(interval(win_rate)), Trusted(interval(score, 1)), Trusted(interval(rank))]
+def team_row(team: TeamResult) -> list[str]:
+    """A team's name, win rate, mean score, mean rank and runs, as both report tables show them."""
+    figures = [interval(team.win_rate), interval(team.score, 1), interval(team.rank)]
+    return [f"{team.team_name} ({team.team_id})", *figures, str(team.runs)]
 
 
-def _means(group: GroupResult, team_ids: list[str]) -> list[str]:
+def pair_row(names: dict[str, str], p: PairResult) -> list[str]:
+    return [
+        names.get(p.team, p.team),
+        names.get(p.opponent, p.opponent),
+        f"{p.wins}-{p.losses}-{p.ties}",
+        f"{p.task_wins}-{p.task_losses}-{p.task_ties}",
+        f"{p.p_value:.4g}",
+    ]
+
+
+def means(group: GroupResult, team_ids: list[str]) -> list[str]:
     return [f"{group.mean_scores[t]:.1f}" if t in group.mean_scores else "–" for t in team_ids]
 
 
@@ -55,36 +70,21 @@ def render_markdown(report: BenchReport) -> str:
     team_ids = [t.team_id for t in report.teams]
     team_names = [names.get(t, t) for t in team_ids]
     out = [*_summary(report), "", "## Teams", ""]
-    out += table(
-        ["Team", "Win rate", "Mean score", "Mean rank", "Runs"],
-        [
-            [f"{t.team_name} ({t.team_id})", *_intervals(t.win_rate, t.score, t.rank), t.runs]
-            for t in report.teams
-        ],
-    )
+    # the figures' brackets are no link: written as they are
+    rows = [[row[0], *map(Trusted, row[1:4]), row[4]] for row in map(team_row, report.teams)]
+    out += table(["Team", "Win rate", "Mean score", "Mean rank", "Runs"], rows)
     if report.pairs:
         out += ["", "## Pairwise", ""]
-        out += table(
-            ["Team", "Opponent", "W-L-T (runs)", "W-L-T (tasks)", "Sign test p"],
-            [
-                [
-                    names.get(p.team, p.team),
-                    names.get(p.opponent, p.opponent),
-                    f"{p.wins}-{p.losses}-{p.ties}",
-                    f"{p.task_wins}-{p.task_losses}-{p.task_ties}",
-                    f"{p.p_value:.4g}",
-                ]
-                for p in report.pairs
-            ],
-        )
+        headers = ["Team", "Opponent", "W-L-T (runs)", "W-L-T (tasks)", "Sign test p"]
+        out += table(headers, [pair_row(names, p) for p in report.pairs])
     if report.tags:
         out += ["", "## Mean score per tag", ""]
         out += table(
-            ["Tag", "Runs", *team_names], [[g.name, g.runs, *_means(g, team_ids)] for g in report.tags]
+            ["Tag", "Runs", *team_names], [[g.name, g.runs, *means(g, team_ids)] for g in report.tags]
         )
     out += ["", "## Tasks", ""]
     out += table(
         ["Task", "Tags", "Runs", *team_names, "Best answer"],
-        [[g.name, ", ".join(g.tags), g.runs, *_means(g, team_ids), _best(report, g)] for g in report.tasks],
+        [[g.name, ", ".join(g.tags), g.runs, *means(g, team_ids), _best(report, g)] for g in report.tasks],
     )
     return "\n".join(out) + "\n"

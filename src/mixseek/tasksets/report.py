@@ -1,6 +1,6 @@
-"""A bench's results: per team its win rate, mean score and mean rank with bootstrap intervals;
-pairwise tables with a sign test paired per task; mean scores per tag and per task. The README's
-"Comparing set-ups" section defines each figure."""
+"""A bench's results: win rates, mean scores and ranks with bootstrap intervals, pairwise tables with a
+sign test paired per task, mean scores per tag and task (defined in the README's "Comparing set-ups").
+"""
 
 from __future__ import annotations
 
@@ -39,8 +39,7 @@ class RunOutcome:
     status: str
     scores: Mapping[str, float | None]
     best: Answer | None = None
-    degraded: bool = False
-    """Completed, but a judgment failed (as `mixseek exec` reports it: exit code 1)."""
+    degraded: bool = False  # completed, but a judgment failed (`mixseek exec`'s exit code 1)
 
     @property
     def scored(self) -> bool:
@@ -135,8 +134,7 @@ class BenchReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        """`mixseek bench`'s, as `mixseek exec`'s for one execution: 2 when no run was scored (there
-        is nothing to compare), 1 when some run failed in part or is missing, else 0."""
+        """As `mixseek exec`'s: 2 when no run was scored, 1 when some run failed or is missing, else 0."""
         if self.scored == 0:
             return ExitCode.FAILURE
         if self.missing or not all(o.clean for o in self.outcomes):
@@ -218,8 +216,7 @@ def _ranks(scores: Mapping[str, float]) -> dict[str, float]:
 
 
 def _win_shares(scores: Mapping[str, float]) -> dict[str, float]:
-    top = max(scores.values())
-    winners = [team for team, value in scores.items() if value == top]
+    winners = _winners(scores)
     return {team: (1 / len(winners) if team in winners else 0.0) for team in scores}
 
 

@@ -14,8 +14,7 @@ from mixseek.tasksets.tasks import TaskSet
 async def collect(
     store: AggregationStore, bench: BenchRecord, tasks: TaskSet
 ) -> tuple[list[RunOutcome], int, dict[str, str]]:
-    """The ended runs of `bench` in plan order, how many are still missing (never started or
-    interrupted), and the name of every team met (team_id → team_name)."""
+    """The ended runs of `bench` in plan order, how many are missing, and every team's name met."""
     runs = {(r.task_id, r.repeat_number): r for r in await BenchStore(store).get_runs(bench.bench_id)}
     outcomes: list[RunOutcome] = []
     names: dict[str, str] = {}

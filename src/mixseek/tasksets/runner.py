@@ -1,6 +1,6 @@
-"""Running a bench: each (task, repeat) is an ordinary execution through the Python API, one after
-another. Its id is stored before it starts, so a bench stopped at any moment is resumed by running
-what has no row and resuming what was interrupted; failed team rounds are reported as they happen."""
+"""Running a bench: each (task, repeat) is an ordinary execution through the Python API, its id stored
+before it starts, so a stopped bench resumes by running what has no row and resuming the interrupted.
+"""
 
 from __future__ import annotations
 
@@ -20,14 +20,12 @@ from mixseek.tasksets.tasks import BenchTask, TaskSet
 
 Action = Literal["start", "resume", "round_failed", "done"]
 
-FAILED_ROUND_STATUSES = frozenset({"failed", "timeout"})
-"""A team round's statuses that are its failure (a round cut by the budget is not the team's)."""
+FAILED_ROUND_STATUSES = frozenset({"failed", "timeout"})  # a round cut by the budget is not the team's
 
 
 @dataclass(frozen=True)
 class RunStep:
-    """One (task, repeat) of a bench as the runner reaches it: what it does with it and, once
-    the execution has ended, how it ended."""
+    """One (task, repeat) of a bench as the runner reaches it, and once ended how it ended."""
 
     position: int
     total: int
@@ -36,8 +34,7 @@ class RunStep:
     execution_id: str
     action: Action
     status: ExecutionStatus | None = None
-    failure: TeamRoundFinished | None = None
-    """With "round_failed": the team round that failed, its error in one line (credentials redacted)."""
+    failure: TeamRoundFinished | None = None  # with "round_failed": the team round that failed
 
 
 Progress = Callable[[RunStep], None]
@@ -48,16 +45,14 @@ def new_bench_id() -> str:
 
 
 def plan(tasks: TaskSet, repeats: int) -> list[tuple[BenchTask, int]]:
-    """The order the pairs run in: a whole pass over the tasks, then the next repeat, so a
-    bench stopped early has answered whole passes rather than a few tasks many times."""
+    """The order the pairs run in: whole passes over the tasks, one repeat after another."""
     return [(task, repeat) for repeat in range(1, repeats + 1) for task in tasks.tasks]
 
 
 async def open_bench(
     store: AggregationStore, tasks: TaskSet, *, repeats: int | None, resume: str | None
 ) -> BenchRecord:
-    """The bench to run: a new one over `tasks`, or the stored `resume` one, which must have run
-    this very file (same SHA-256) and the same number of repeats."""
+    """The bench to run: a new one, or the stored `resume` one (same file SHA-256 and repeats)."""
     benches = BenchStore(store)
     if resume is None:
         bench_id = new_bench_id()
@@ -83,8 +78,7 @@ async def open_bench(
 async def run_bench(
     mixseek: Mixseek, store: AggregationStore, bench: BenchRecord, tasks: TaskSet, progress: Progress
 ) -> None:
-    """Run what `bench` still misses, one execution at a time; an execution's own failure
-    (a team or the store) ends as it ends `mixseek exec`, and the bench goes on."""
+    """Run what `bench` still misses, one execution at a time; the bench goes on past a failed one."""
     benches = BenchStore(store)
     known = {(run.task_id, run.repeat_number): run for run in await benches.get_runs(bench.bench_id)}
     steps = plan(tasks, bench.repeats)

@@ -1,8 +1,6 @@
-"""A bench's task set: TASKS.jsonl, one JSON object a line (`prompt`, optional `id`, `reference`, `tags`).
-
-Read and checked whole before anything runs, its SHA-256 tying a stored bench to the exact file;
-every line is bounded (size, nesting, digits, valid Unicode), so a damaged or hostile file is one
-error naming the file and line, never a traceback."""
+"""A bench's task set: TASKS.jsonl, one JSON object a line (`prompt`, optional `id`, `reference`, `tags`),
+read whole and bounded before anything runs, so a bad file is one error naming file and line.
+"""
 
 from __future__ import annotations
 
@@ -16,11 +14,8 @@ from mixseek.errors import InputError
 
 _KEYS = ("id", "prompt", "reference", "tags")
 
-MAX_LINE_BYTES = 16 * 1024 * 1024
-"""The longest line read: a prompt of megabytes fits, `/dev/zero` is refused after 16 MiB."""
-
-MAX_NUMBER_DIGITS = 100
-"""The longest integer (an `id`) read; Python refuses to convert one of more than 4,300 digits."""
+MAX_LINE_BYTES = 16 * 1024 * 1024  # a prompt of megabytes fits; `/dev/zero` is refused
+MAX_NUMBER_DIGITS = 100  # Python refuses to convert an integer of more than 4,300 digits
 
 
 @dataclass(frozen=True)
@@ -51,8 +46,7 @@ def _problem(path: Path, line: int, reason: str) -> InputError:
 
 
 class _LongNumber(InputError):
-    """An integer of more digits than `MAX_NUMBER_DIGITS`, found while parsing (the task file's
-    reader turns it into a line naming the file and line)."""
+    """An integer of more digits than `MAX_NUMBER_DIGITS`, found while parsing."""
 
     def __init__(self, digits: int) -> None:
         super().__init__(f"a number of {digits} digits")
@@ -155,10 +149,8 @@ def _read(path: Path, source: BinaryIO) -> TaskSet:
 
 
 def load_tasks(path: Path) -> TaskSet:
-    """Every task of `path`; InputError naming the file and line of the first bad one.
-
-    Blank lines are skipped (a trailing newline is not a task); a task without `id` takes its
-    line number."""
+    """Every task of `path` (blank lines skipped; a task without `id` takes its line number);
+    InputError naming the file and line of the first bad one."""
     try:
         with path.open("rb") as source:
             return _read(path, source)
