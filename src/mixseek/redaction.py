@@ -22,8 +22,7 @@ from urllib.parse import quote, quote_plus
 MIN_SECRET_LENGTH = 8
 SECRET_NAME_PARTS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"})
 
-# A run of characters that no encoding below changes: found in every form of a value, so a
-# text without it holds no form (one substring test instead of one per form).
+# a run no encoding changes: a text without it holds no form (one substring test, not one per form)
 _KEPT_RUN = re.compile(r"[A-Za-z0-9]+")
 _MIN_ANCHOR = 4
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")

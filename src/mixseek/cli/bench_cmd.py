@@ -115,7 +115,7 @@ def _run(
         f"bench {bench.bench_id}: {bench.task_count} task(s) × {bench.repeats} repeat(s) = {runs} run(s)",
         err=True,
     )
-    resume_with = f"resume with: {_resume_command(tasks_file, bench.bench_id, ws.root)}"
+    resume_with = f"resume with: mixseek bench {tasks_file} --resume {bench.bench_id} -w {ws.root}"
     try:
         with engine_logs(ws, verbose=verbose):
             asyncio.run(run_bench(Mixseek.from_config(loaded), store, bench, tasks, _progress))
@@ -127,10 +127,6 @@ def _run(
         report(f"{exc}; {resume_with}")
         raise typer.Exit(EXIT_FAILURE) from None
     return asyncio.run(_report(store, bench, tasks, loaded.teams))
-
-
-def _resume_command(tasks_file: Path, bench_id: str, workspace: Path) -> str:
-    return f"mixseek bench {tasks_file} --resume {bench_id} -w {workspace}"
 
 
 def _progress(step: RunStep) -> None:

@@ -157,8 +157,7 @@ class Connector:
                 remaining = self._deadline - time.monotonic()
                 if self._conn is None or remaining <= 0:
                     self._closer = None
-                    # Nobody to report a failed close to: committed work is safe in the
-                    # WAL either way, and the next operation opens a fresh connection.
+                    # nobody to report a failed close to: committed work is safe in the WAL
                     self._close_locked(quiet=True)
                     return
             time.sleep(remaining)
@@ -181,9 +180,7 @@ class Connector:
             writers.detach(conn, self.path)
 
 
-# DuckDB's settings for a commit that checkpoints instead of writing its write-ahead log: any
-# transaction is big enough to checkpoint on commit, and to skip the log when it does. They are
-# the instance's (each writer's instance has one file: `_writers`), so they are set back at once.
+# settings by which any commit checkpoints, skipping the log; the instance's, so set back at once
 _COMMIT_INTO_FILE = {"checkpoint_threshold": "'0b'", "auto_checkpoint_skip_wal_threshold": "0"}
 
 

@@ -56,14 +56,6 @@ def read_comparisons(conn: Conn, execution_id: str) -> list[PairwiseComparison]:
     return [PairwiseComparison.model_validate(r) for r in rows.dicts(conn, query, [execution_id])]
 
 
-def _read_ranking(conn: Conn, execution_id: str) -> list[PairwiseStanding]:
-    query = (
-        f"SELECT {', '.join(_STANDING_COLUMNS)} FROM pairwise_ranking "
-        "WHERE execution_id = ? ORDER BY rank, team_id"
-    )
-    return [PairwiseStanding.model_validate(r) for r in rows.dicts(conn, query, [execution_id])]
-
-
 def read_pairwise(conn: Conn, record: ExecutionRecord) -> PairwiseView | None:
     """The stage of `record`'s execution: how it went from the stored summary (or, before there is
     one, from its settings and status), comparisons and ranking from their tables; None if none."""
@@ -81,5 +73,10 @@ def read_pairwise(conn: Conn, record: ExecutionRecord) -> PairwiseView | None:
             "model": str(settings.get("model", "")),
             "schedule": str(settings.get("schedule", "")),
         }
-    meta.update(ranking=_read_ranking(conn, record.execution_id), comparisons=comparisons)
+    query = (
+        f"SELECT {', '.join(_STANDING_COLUMNS)} FROM pairwise_ranking "
+        "WHERE execution_id = ? ORDER BY rank, team_id"
+    )
+    ranking = [PairwiseStanding.model_validate(r) for r in rows.dicts(conn, query, [record.execution_id])]
+    meta.update(ranking=ranking, comparisons=comparisons)
     return PairwiseView.model_validate(meta)

@@ -99,8 +99,7 @@ def ranking_dicts(conn: Conn, execution_id: str, max_round: int | None = None) -
     """The leaderboard as the seeds' dicts, best first (see `AggregationStore.get_ranking`)."""
     rows = conn.execute(sql.RANKING, [execution_id]).fetchall()
     if max_round is not None and any(row[4] > max_round for row in rows):
-        # Later rounds are on the board already: aggregate the earlier ones. The
-        # answer comes from this one query alone, so it is one consistent snapshot.
+        # later rounds are on the board already: aggregate the earlier ones (one query: one snapshot)
         rows = conn.execute(sql.RANKING_UP_TO_ROUND, [execution_id, max_round]).fetchall()
     return [
         {"team_id": team_id, "team_name": name, "max_score": float(score), "total_rounds": int(rounds)}
@@ -108,8 +107,7 @@ def ranking_dicts(conn: Conn, execution_id: str, max_round: int | None = None) -
     ]
 
 
-# One validation call for the whole list: a third of the cost of a model per entry (the
-# ranking is read at every round barrier and by every prompt; see `bench/store.py`).
+# one validation call for the whole list: a third of the cost of a model per entry
 _RANKING = TypeAdapter(list[RankingEntry], config=_ON_FIRST_USE)
 
 

@@ -206,8 +206,7 @@ MEMBER_RECORDS = (
     "SELECT team_id, round_number, member_submissions_record FROM round_history WHERE execution_id = ?"
 )
 
-# An execution's usage per call site and model, in one scan; the read model sums it per site, per
-# model and in total (twice as fast as GROUPING SETS doing it, with a few hundred rows at most).
+# usage per call site and model in one scan, summed by the read model (twice GROUPING SETS' speed)
 USAGE_BREAKDOWN = """
 SELECT site, model, sum(requests) AS requests, sum(input_tokens) AS input_tokens,
        sum(output_tokens) AS output_tokens, sum(cost) AS cost
@@ -217,8 +216,7 @@ GROUP BY site, model
 
 _LISTED = "execution_id IN (SELECT unnest(?::VARCHAR[]))"
 
-# Of each listed execution: the top team of the ranking, the last round scored, the tokens and
-# cost spent, the teams that started a round.
+# of each listed execution: the leader, the last round, tokens and cost, teams that started
 LISTED_LEADERS = f"""
 SELECT execution_id, team_id, max_score, team_name FROM team_standings WHERE {_LISTED}
 QUALIFY row_number() OVER (PARTITION BY execution_id {_RANKING_ORDER}) = 1
@@ -232,8 +230,7 @@ LISTED_TEAM_COUNTS = (
     f"SELECT execution_id, count(DISTINCT team_id) FROM round_status WHERE {_LISTED} GROUP BY ALL"
 )
 
-# What an execution's rows look like now, in a few numbers: any saved, started, failed or judged
-# round and any recorded model call changes at least one of them (a live page's change check).
+# an execution's rows in a few numbers, any change of a round or a model call changing one
 PROGRESS_MARKS = """
 SELECT
     (SELECT count(*) FROM leader_board WHERE execution_id = $id),
@@ -245,8 +242,7 @@ SELECT
     (SELECT max(id) FROM model_calls WHERE execution_id = $id)
 """
 
-# An execution's outline (`read_model.read_execution_outline`): its scored rounds without their
-# texts, with only the usage parts that make a round's tokens ...
+# An execution's outline: its scored rounds without texts, the usage parts of a round's tokens ...
 OUTLINE_BOARD = """
 SELECT team_id, team_name, round_number, evaluation_score, is_final,
        json_object('team', usage_info->'$.team', 'evaluation', usage_info->'$.evaluation') AS usage_info
@@ -262,8 +258,7 @@ FROM (
     FROM round_history WHERE execution_id = ?
 )
 """
-# ... its round_status rows, times as microseconds since the epoch (converting TIMESTAMPTZ values
-# costs more than the rest of the query) ...
+# ... its round_status rows, times in epoch microseconds (converting TIMESTAMPTZ costs more) ...
 OUTLINE_STATUSES = """
 SELECT team_id, round_number, status, epoch_us(started_at) AS started_at,
        epoch_us(ended_at) AS ended_at, should_continue, judgment_reasoning, judgment_confidence,

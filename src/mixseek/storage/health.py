@@ -81,13 +81,6 @@ def _touch_indexes(conn: duckdb.DuckDBPyConnection, table: str, columns: list[st
             conn.rollback()
 
 
-def _write_probe(conn: duckdb.DuckDBPyConnection) -> None:
-    """Commit a real write (DuckDB skips an update to the same value) and force it into the file."""
-    conn.execute(f"CREATE OR REPLACE TABLE {_PROBE_TABLE} AS SELECT now() AS written_at")
-    conn.execute(f"DROP TABLE {_PROBE_TABLE}")
-    conn.execute("FORCE CHECKPOINT")
-
-
 def check_store(path: Path, *, write: bool = True, retry: RetryPolicy | None = None) -> StoreCheck:
     """Open `path` read-write (creating or upgrading it), read all of it, write to it; with
     `write=False`, only read it. Raises `StorageError` naming the file, or `StoreBusyError`."""
@@ -95,8 +88,10 @@ def check_store(path: Path, *, write: bool = True, retry: RetryPolicy | None = N
 
     def work(conn: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
         tables, rows = _read_everything(conn, touch_indexes=write)
-        if write:
-            _write_probe(conn)
+        if write:  # a real write (DuckDB skips an update to the same value), forced into the file
+            conn.execute(f"CREATE OR REPLACE TABLE {_PROBE_TABLE} AS SELECT now() AS written_at")
+            conn.execute(f"DROP TABLE {_PROBE_TABLE}")
+            conn.execute("FORCE CHECKPOINT")
         return read_version(conn), tables, rows
 
     try:

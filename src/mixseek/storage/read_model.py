@@ -63,8 +63,7 @@ def usage_totals(row: Mapping[str, Any]) -> UsageTotals:
     )
 
 
-# The view is assembled as plain data and validated once, at the end: one pass of pydantic-core
-# over the whole tree costs less than building each round's models (`bench/store.py`, "view").
+# the view is assembled as plain data, validated once: cheaper than building each round's models
 Doc = dict[str, Any]
 
 

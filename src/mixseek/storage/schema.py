@@ -246,14 +246,6 @@ CREATE TABLE IF NOT EXISTS schema_version (
 """
 
 
-def _check_sequence(migrations: tuple[Migration, ...]) -> None:
-    for expected, migration in enumerate(migrations, start=1):
-        if migration.version != expected:
-            raise ValueError(
-                f"migration versions must run 1, 2, 3, ...: found {migration.version} at {expected}"
-            )
-
-
 def read_version(conn: DuckDBPyConnection) -> int:
     """The schema version of the open file; 0 when never migrated (asked outside a transaction)."""
     try:
@@ -287,7 +279,11 @@ def check_schema(
 
 def migrate(conn: DuckDBPyConnection, where: str, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
     """Bring the file (`where` in errors) to the newest migration in one transaction; its version."""
-    _check_sequence(migrations)
+    for expected, migration in enumerate(migrations, start=1):
+        if migration.version != expected:
+            raise ValueError(
+                f"migration versions must run 1, 2, 3, ...: found {migration.version} at {expected}"
+            )
     latest = migrations[-1].version
     found = read_version(conn)
     _refuse_newer(found, latest, where)

@@ -40,10 +40,6 @@ class RunStep:
 Progress = Callable[[RunStep], None]
 
 
-def new_bench_id() -> str:
-    return f"bench-{new_execution_id()}"
-
-
 def plan(tasks: TaskSet, repeats: int) -> list[tuple[BenchTask, int]]:
     """The order the pairs run in: whole passes over the tasks, one repeat after another."""
     return [(task, repeat) for repeat in range(1, repeats + 1) for task in tasks.tasks]
@@ -55,7 +51,7 @@ async def open_bench(
     """The bench to run: a new one, or the stored `resume` one (same file SHA-256 and repeats)."""
     benches = BenchStore(store)
     if resume is None:
-        bench_id = new_bench_id()
+        bench_id = f"bench-{new_execution_id()}"
         await benches.create_bench(bench_id, str(tasks.path), tasks.sha256, len(tasks.tasks), repeats or 1)
         found = await benches.get_bench(bench_id)
         assert found is not None

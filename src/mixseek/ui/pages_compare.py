@@ -115,10 +115,6 @@ def team_pairs(a: ExecutionView, b: ExecutionView) -> list[TeamPair]:
     return pairs + [TeamPair(t.team_id, None, t) for t in b.teams if t.team_id not in in_a]
 
 
-def compare_url(a: str, b: str) -> str:
-    return f"/compare?{urlencode({'a': a, 'b': b})}"
-
-
 async def compare_page(request: Request) -> Response:
     """A 404 page when `a` or `b` names an execution the store does not hold."""
     db = db_path(request)
@@ -136,7 +132,7 @@ async def compare_page(request: Request) -> Response:
             b=b,
             a_url=execution_url(a.execution_id),
             b_url=execution_url(b.execution_id),
-            swap_url=compare_url(b.execution_id, a.execution_id),
+            swap_url=f"/compare?{urlencode({'a': b.execution_id, 'b': a.execution_id})}",
             facts=facts(a, b),
             pairs=team_pairs(a, b),
             best_url=lambda side, team: submission_url(

@@ -31,7 +31,6 @@ SORT_KEYS: dict[str, Callable[[ExecutionOverview], Any]] = {
     "duration": lambda e: e.duration_seconds,
 }
 ORDERS = ("desc", "asc")
-DEFAULTS = {"status": "", "q": "", "sort": "started", "order": "desc"}
 
 
 @dataclass(frozen=True)
@@ -45,13 +44,8 @@ class RunsQuery:
 
     @classmethod
     def parse(cls, request: Request) -> RunsQuery:
-        params = request.query_params
-        query = cls(
-            status=params.get("status", ""),
-            q=params.get("q", "").strip(),
-            sort=params.get("sort", "started"),
-            order=params.get("order", "desc"),
-        )
+        given = {key: request.query_params.get(key, value) for key, value in asdict(cls()).items()}
+        query = cls(**{**given, "q": given["q"].strip()})
         _check("status", query.status, ("", *EXECUTION_STATUSES))
         _check("sort", query.sort, tuple(SORT_KEYS))
         _check("order", query.order, ORDERS)
@@ -59,8 +53,8 @@ class RunsQuery:
 
     def url(self, **changes: str) -> str:
         """This page's URL with `changes`; parameters at their default are left out."""
-        values = {**asdict(self), **changes}
-        params = {k: v for k, v in values.items() if v != DEFAULTS[k]}
+        values, defaults = {**asdict(self), **changes}, asdict(RunsQuery())
+        params = {k: v for k, v in values.items() if v != defaults[k]}
         return f"/?{urlencode(params)}" if params else "/"
 
     def matches(self, entry: ExecutionOverview) -> bool:

@@ -32,8 +32,7 @@ from mixseek.orchestrator.temporal.messages import GovernorAccess
 
 DEFAULT_HOST = "127.0.0.1"
 WILDCARDS = ("0.0.0.0", "::", "")
-# a worker machine that vanishes (no TCP close) gives back its slots after this long without a
-# pong; generous, so a busy process is not taken for a dead one
+# a vanished worker's slots are freed after this long without a pong (a busy one is not dead)
 PING_TIMEOUT = 60.0
 
 
