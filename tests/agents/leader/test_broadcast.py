@@ -18,8 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from mixseek.agents.leader.agent import LeaderTeam
-from mixseek.agents.leader.broadcast import broadcast_prompt
+from mixseek.agents.leader.agent import LeaderTeam, broadcast_prompt
 from mixseek.agents.leader.models import MemberSubmission
 from mixseek.config.prompt_defaults import DEFAULT_BROADCAST_LEADER_INSTRUCTION
 from mixseek.config.team_models import TeamConfig

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -15,7 +15,6 @@ from pydantic_ai.usage import UsageLimits
 
 import mixseek.telemetry as telemetry
 from mixseek.agents.concurrency import run_bounded
-from mixseek.agents.leader.broadcast import broadcast_prompt
 from mixseek.agents.leader.member_call import call_member
 from mixseek.agents.leader.models import MemberSubmission, MemberSubmissionsRecord
 from mixseek.agents.member.base import MemberAgent, usage_of
@@ -24,12 +23,31 @@ from mixseek.agents.model_settings import agent_model_settings
 from mixseek.agents.team_result import TeamRunResult
 from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.config.prompt_defaults import (
+    BROADCAST_CLOSING,
     DEFAULT_BROADCAST_LEADER_INSTRUCTION,
     DEFAULT_LEADER_SYSTEM_INSTRUCTION,
 )
 from mixseek.config.team_models import TeamConfig
 from mixseek.llm.factory import create_model
 from mixseek.llm.retrying import RetryingModel
+
+
+def _answer(submission: MemberSubmission) -> str:
+    heading = f"### {submission.agent_name}（{submission.agent_type}）"
+    if submission.status == "SUCCESS":
+        return f"{heading}\n{submission.content}"
+    return f"{heading}: 失敗\nエラー: {submission.error_message or '不明なエラー'}"
+
+
+def broadcast_prompt(prompt: str, submissions: Sequence[MemberSubmission]) -> str:
+    """What a broadcast leader is told: the round's prompt, the members' answers in team-file order
+    (failed ones with their error), then the request to write the submission."""
+    succeeded = sum(s.status == "SUCCESS" for s in submissions)
+    answers = "\n\n".join(_answer(s) for s in submissions)
+    return (
+        f"{prompt}\n\n---\n## メンバーの回答（{len(submissions)}件中{succeeded}件成功）\n\n"
+        f"{answers}\n\n---\n{BROADCAST_CLOSING}"
+    )
 
 
 @dataclass
