@@ -36,8 +36,7 @@ def is_secret_name(name: str) -> bool:
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
-    """(value, variable) of each credential set in `environ` (default: the process's environment
-    now), longest first so that a key containing another is replaced whole."""
+    """(value, variable) of each credential set in `environ` (default: now's), longest value first."""
     if environ is None:
         return _environment_secrets(_environment_now())
     return _secrets_in(environ)
@@ -182,8 +181,7 @@ class Redactor:
         return search.pattern.sub(lambda match: f"[REDACTED:{names[match.group(0)]}]", text)
 
     def value(self, data: Any) -> Any:
-        """`data` with `text` applied to every string in dicts (keys too), lists, tuples, dataclasses
-        and pydantic models, copied only where something changed."""
+        """`data` with `text` applied to each string in it, containers copied only where one changed."""
         if self._search is None:
             return data
         return self._walk(data)

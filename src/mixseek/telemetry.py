@@ -64,8 +64,7 @@ def enabled() -> bool:
 def span(
     name: str, *, parent: trace.Span | None = None, **attributes: AttributeValue | None
 ) -> AbstractContextManager[trace.Span]:
-    """A span named `name` with `mixseek.<key>` attributes; `parent` places it under a span that may
-    have ended (a judgment at the round barrier). Off, nothing is created."""
+    """A span with `mixseek.<key>` attributes, under `parent` if given (it may have ended); off: none."""
     tracer = _current.tracer
     if tracer is None:
         return _NOTHING
@@ -143,8 +142,7 @@ def _build(choice: TelemetryMode | trace.TracerProvider, source: str | None, key
 
 
 def _sdk(choice: str, source: str | None, key: str | None) -> _Telemetry:
-    """An SDK provider of mixseek's own (not installed globally: the application's stays as it is),
-    whose exporter sees each span with the credential values in it redacted."""
+    """An SDK provider of mixseek's own (not installed globally), its exporter seeing redacted spans."""
     try:
         from opentelemetry.sdk.resources import SERVICE_NAME as SERVICE_NAME_KEY
         from opentelemetry.sdk.resources import Resource

@@ -22,8 +22,7 @@ _CARRIAGE_RETURN = re.compile("\r\n?")
 
 
 def strip_controls(text: str) -> str:
-    """`text` without control characters or escape sequences; a carriage return becomes a newline
-    (alone it would let later text overwrite earlier text)."""
+    """`text` without controls or escape sequences; a lone carriage return becomes a newline."""
     if _CONTROL.search(text) is None:  # the usual case, found in one scan: every sequence starts
         return text  # with a control character, and a carriage return is one
     return _CONTROL.sub("", _SEQUENCE.sub("", _CARRIAGE_RETURN.sub("\n", text)))

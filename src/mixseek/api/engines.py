@@ -22,8 +22,7 @@ class EngineChoice(TypedDict, total=False):
 
 
 async def started_engine(stack: AsyncExitStack[Any], config: ExecutionConfig, choice: EngineChoice) -> Engine:
-    """The chosen engine (default local) until `stack` closes, started off the event loop (and
-    stopped even when the start is cancelled half-way)."""
+    """The chosen engine (default local) until `stack` closes, started off the event loop."""
     if unknown := choice.keys() - EngineChoice.__optional_keys__:
         raise TypeError(f"unexpected keyword argument {', '.join(map(repr, sorted(unknown)))}")
     engine = choice.get("engine")

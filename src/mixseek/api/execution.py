@@ -10,8 +10,7 @@ from mixseek.orchestrator.models import ExecutionSummary
 
 
 class ExecutionRun:
-    """An async iterator over one execution's typed events (queued: a slow reader slows nothing),
-    ending after `ExecutionFinished` or raising what failed it; `result` afterwards."""
+    """Async iterator over one execution's events (queued), raising what failed it; then `result`."""
 
     def __init__(self, execution_id: str) -> None:
         self.execution_id = execution_id

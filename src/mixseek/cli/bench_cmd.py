@@ -1,5 +1,4 @@
-"""`mixseek bench TASKS.jsonl`: run the workspace's teams on every task, N times, and report which
-set-up is better with evidence (`mixseek.tasksets`)."""
+"""`mixseek bench TASKS.jsonl`: every team on every task, N times, and which set-up is better."""
 
 from __future__ import annotations
 

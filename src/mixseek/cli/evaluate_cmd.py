@@ -45,8 +45,7 @@ def _renderer(workspace: Path | None) -> EvaluatorPromptRenderer:
 def _texts(
     first: str | None, second: str | None, prompt_file: str | None, submission_file: str | None
 ) -> tuple[str, str]:
-    """PROMPT and SUBMISSION from the arguments and file options (with `--prompt-file`, one
-    argument is the SUBMISSION)."""
+    """PROMPT and SUBMISSION (with `--prompt-file`, one argument is the SUBMISSION)."""
     if prompt_file == STDIN and submission_file == STDIN:
         raise InputError("--submission-file: standard input is already read by --prompt-file")
     if prompt_file is not None and submission_file is None and second is None:

@@ -1,5 +1,4 @@
-"""`mixseek judges calibrate LABELS.csv`: each judge, metric and the overall score against human
-scores of the same stored submissions (read-only; computed by `mixseek.report.calibration`)."""
+"""`mixseek judges calibrate LABELS.csv`: judges, metrics and overall score against human scores."""
 
 from __future__ import annotations
 

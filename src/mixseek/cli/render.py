@@ -1,5 +1,4 @@
-"""Shared pieces of command output: format checks, `--output` files, usage rows, JSON printing (quick
-commands import it: nothing here loads pydantic-ai until a model run's usage is shown)."""
+"""Shared pieces of command output (quick commands import it: nothing here loads pydantic-ai)."""
 
 from __future__ import annotations
 

@@ -161,8 +161,7 @@ def _team_markdown(team: TeamView) -> list[str]:
 
 
 def markdown_report(view: ExecutionView) -> str:
-    """A readable report with every submission; model and config text is inert (escaped on a line,
-    whole texts as indented code blocks)."""
+    """A readable report with every submission; model and config text is inert Markdown."""
     view = without_controls(view)
     prompt = view.user_prompt
     first = prompt.strip().splitlines()[0] if prompt.strip() else ""

@@ -78,8 +78,7 @@ class EnginePlan:
 def plan_engine(
     config: ExecutionConfig, engine: str | None, address: str | None, workers: int | None, listen: str | None
 ) -> EnginePlan:
-    """`mixseek exec --engine/--temporal-address/--workers/--governor-listen`, checked: a bad choice,
-    an unreachable address or a missing `temporal` CLI is an InputError, with nothing started."""
+    """`exec --engine/--temporal-address/--workers/--governor-listen` checked, nothing started."""
     # an address is only for the temporal engine: giving one chooses it
     name = engine or ("temporal" if address is not None else config.orchestrator.value.engine)
     if name not in ("local", "temporal"):

@@ -136,8 +136,7 @@ class PairwiseStage:
         return view
 
     async def _swiss(self, teams: list[str], progress: _Progress, play: _Play) -> None:
-        """Rounds until the budget of comparisons is spent (or, without one, ceil(log2 T) rounds),
-        or every pair has met; a pair stored by an earlier run counts where the schedule meets it."""
+        """Rounds until the comparisons' budget (or ceil(log2 T) rounds) is spent, or every pair has met."""
         budget = self.settings.max_comparisons
         rounds = None if budget is not None else swiss_rounds(len(teams))
         played: set[frozenset[str]] = set()
@@ -247,8 +246,7 @@ class PairwiseStage:
         )
 
     async def _catch_up_ledger(self, execution_id: str) -> None:
-        """Count towards the budget what the store has and this process's ledger has not (the rounds
-        a Temporal worker ran)."""
+        """Count towards the budget what the store has and this ledger has not (a Temporal worker's)."""
         stored = await self.store.get_usage_totals(execution_id)
         total = self.governor.ledger.total
         gaps: dict[str, object] = {

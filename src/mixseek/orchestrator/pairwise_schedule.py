@@ -33,8 +33,7 @@ def top_k(teams: Sequence[str], k: int) -> list[Pair]:
 
 
 def swiss_round(teams: Sequence[str], points: Mapping[str, float], met: set[frozenset[str]]) -> list[Pair]:
-    """One Swiss round: in standing order (points, then score rank), each team meets the next one
-    it has not met. When no such pair is left, the two closest teams that have not met, if any."""
+    """One Swiss round: each team meets the next unmet one in the standing (else the closest unmet pair)."""
     place = {team: i for i, team in enumerate(teams)}
     standing = sorted(teams, key=lambda t: (-points.get(t, 0.0), place[t]))
     unpaired = list(standing)

@@ -27,8 +27,7 @@ def _class_base(kind: str) -> type:
 
 
 def reference_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """What the config names that would fail at start-up, one error each; not missing credentials
-    (`credential_problems`), which `config validate` only warns about."""
+    """What the config names that would fail at start-up, one error each (credentials apart)."""
     problems: list[ConfigError] = []
     seen: set[tuple[str, str | None, str]] = set()
     for site in config.model_sites():

@@ -55,8 +55,7 @@ class Connector:
         transaction: bool,
         checkpoint: bool = False,
     ) -> T:
-        """Run `work` on the connection, inside one transaction if asked; with `checkpoint`,
-        that transaction is committed straight into the file (see above)."""
+        """Run `work` on the connection, in one transaction if asked (`checkpoint`: into the file)."""
         with self._lock:
             try:
                 conn = self._conn if self._conn is not None else self._open()
@@ -89,8 +88,7 @@ class Connector:
                 raise KeyboardInterrupt from None
 
     def close(self) -> None:
-        """Release the file; a failure to write it out (its checkpoint, on a full disk) is
-        raised as a `StorageError` naming it, and the file is released all the same."""
+        """Release the file; a failure to write it out is a `StorageError` naming it (released anyway)."""
         with self._lock:
             try:
                 self._close_locked()

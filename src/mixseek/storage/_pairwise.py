@@ -1,5 +1,4 @@
-"""Rows of the final pairwise stage: a comparison is stored with the usage of its two requests in one
-transaction, so a resumed stage finds it done and paid for."""
+"""Rows of the final pairwise stage, each comparison stored with its usage (a resume does not pay twice)."""
 
 from __future__ import annotations
 
@@ -57,8 +56,7 @@ def read_comparisons(conn: Conn, execution_id: str) -> list[PairwiseComparison]:
 
 
 def read_pairwise(conn: Conn, record: ExecutionRecord) -> PairwiseView | None:
-    """The stage of `record`'s execution: how it went from the stored summary (or, before there is
-    one, from its settings and status), comparisons and ranking from their tables; None if none."""
+    """The pairwise stage of `record`'s execution (its settings where no summary says), None if none."""
     stored = (record.summary or {}).get("pairwise")
     comparisons = read_comparisons(conn, record.execution_id)
     if not isinstance(stored, Mapping) and not comparisons:

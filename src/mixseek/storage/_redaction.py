@@ -33,8 +33,7 @@ class _RedactingConnection:
 
 
 class _RedactingReads(_RedactingConnection):
-    """The rows fetched through what `execute` returns (this wrapper, as DuckDB returns its
-    connection) are redacted."""
+    """The rows fetched through what `execute` returns (this wrapper) are redacted."""
 
     def execute(self, query: Any, parameters: Any = None) -> Conn:
         self._conn.execute(query, parameters)

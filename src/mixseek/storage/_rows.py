@@ -37,8 +37,7 @@ def dicts(conn: Conn, query: str, params: Sequence[object]) -> list[dict[str, An
 
 
 def execution(row: Mapping[str, Any]) -> ExecutionRecord:
-    """A row of `sql.EXECUTIONS_WITH_OWNER`: a `running` execution without a living owner
-    reads as interrupted, ended at its last heartbeat or stored model call."""
+    """A row of `sql.EXECUTIONS_WITH_OWNER`: running without a living owner reads as interrupted."""
     owner = None
     if row["pid"] is not None:
         lease = {k: row[k] for k in ("pid", "host", "process_started", "command_sha256", "acquired_at")}
@@ -65,8 +64,7 @@ def execution(row: Mapping[str, Any]) -> ExecutionRecord:
 
 
 def leader_board_dicts(conn: Conn, execution_id: str) -> list[dict[str, Any]]:
-    """Every leader_board row of the execution as a dict (JSON columns parsed), by round number
-    then team_id: the read model takes them as they are, without a model per row."""
+    """Every leader_board row of the execution as a dict (JSON parsed), by round number then team_id."""
     query = (
         f"SELECT {sql.LEADER_BOARD_COLUMNS} FROM leader_board WHERE execution_id = ? "
         "ORDER BY round_number, team_id"

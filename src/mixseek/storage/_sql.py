@@ -73,8 +73,7 @@ _STANDINGS_COLUMNS = "execution_id, team_id, team_name, max_score, best_round, t
 
 
 def _team_aggregate(where: str) -> str:
-    """Per team: name (from its latest round), best score, the latest round that reached
-    it (the ranking's tie break), rounds on the board, and the latest round on the board."""
+    """Per team: latest name, best score, latest round reaching it, rounds and last round on the board."""
     return f"""
     WITH board AS (
         SELECT execution_id, team_id, team_name, round_number, evaluation_score
@@ -95,8 +94,7 @@ def _team_aggregate(where: str) -> str:
 
 
 def refresh_standings(teams: int) -> tuple[str, str]:
-    """Rewrite the standings of `teams` teams from their leader_board rows; each statement takes
-    (execution_id, team_id) per team. A team with no rounds on the board ends with no row."""
+    """Rewrite `teams` teams' standings from leader_board (per team: execution_id, team_id)."""
     keys = f"(SELECT * FROM (VALUES {values(teams, 2)}) AS k(execution_id, team_id))"
     return (
         f"DELETE FROM team_standings WHERE (execution_id, team_id) IN {keys}",

@@ -105,8 +105,7 @@ def _run_groups(conn: Conn, batch: Sequence[_Request]) -> list[Any]:
 
 
 def _groups(batch: Sequence[_Request]) -> list[tuple[WriteKind[Any], list[int]]]:
-    """Which requests (by index) run together, in running order: runs of one kind,
-    split where a key repeats; every request of a commuting kind in one group."""
+    """Which requests run together, in order: runs of a kind split where a key repeats; commuting apart."""
     groups: list[tuple[WriteKind[Any], list[int]]] = []
     commuting: dict[str, list[int]] = {}
     keys: set[object] = set()

@@ -34,8 +34,7 @@ def _score(judge: Mapping[str, Any]) -> float | None:
 
 
 def panel_agreement(board: Sequence[Mapping[str, Any]], threshold: float) -> dict[str, dict[str, Any]]:
-    """Per panel metric (`MetricAgreement` fields): alpha over the rounds of `board` (leader_board
-    dicts), a failed judge being a hole, and the rounds whose judges' spread exceeds `threshold`."""
+    """Per panel metric: alpha over `board`'s rounds (a failed judge a hole) and those beyond `threshold`."""
     rounds: dict[str, list[tuple[Mapping[str, Any], list[Mapping[str, Any]]]]] = {}
     aggregates: dict[str, str | None] = {}
     for row in sorted(board, key=lambda r: (r["team_id"], r["round_number"])):

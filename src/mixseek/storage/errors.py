@@ -76,8 +76,7 @@ def _detail(exc: BaseException) -> str:
 
 
 def store_problem(exc: duckdb.Error, path: Path) -> StorageError | None:
-    """The problem of the file behind a DuckDB error, as one line naming the file; None when the
-    error is not about the file (a constraint, a bad query, a lock): the caller raises it."""
+    """The file's problem behind a DuckDB error, one line naming the file; None if not about the file."""
     detail = _detail(exc)
     low = detail.lower()
     if any(marker in low for marker in _DAMAGED_WAL):

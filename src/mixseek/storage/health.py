@@ -82,8 +82,7 @@ def _touch_indexes(conn: duckdb.DuckDBPyConnection, table: str, columns: list[st
 
 
 def check_store(path: Path, *, write: bool = True, retry: RetryPolicy | None = None) -> StoreCheck:
-    """Open `path` read-write (creating or upgrading it), read all of it, write to it; with
-    `write=False`, only read it. Raises `StorageError` naming the file, or `StoreBusyError`."""
+    """Open `path` (read-write unless not `write`), read all of it and write to it, or say why not."""
     connector = Connector(path, read_only=not write, idle_close_seconds=0)
 
     def work(conn: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:

@@ -113,8 +113,7 @@ def _write(conn: duckdb.DuckDBPyConnection, execution: ImportedExecution) -> boo
 def import_executions(
     db_path: Path, executions: Sequence[ImportedExecution], *, retry: RetryPolicy | None = None
 ) -> ImportOutcome:
-    """Write each execution in its own transaction into the store at `db_path` (created if absent);
-    ids already stored are skipped, so importing twice changes nothing."""
+    """Write each execution in its own transaction into `db_path`; ids already stored are skipped."""
     policy = retry if retry is not None else RetryPolicy()
     db_path.parent.mkdir(parents=True, exist_ok=True)
     connector = Connector(db_path, read_only=False, idle_close_seconds=1.0)

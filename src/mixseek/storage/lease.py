@@ -96,8 +96,7 @@ NotTheOwner = Literal["gone", "unverifiable", "another-command", "denied"]
 def owner_process(
     pid: int, process_started: float | None, command_sha256: str | None
 ) -> psutil.Process | NotTheOwner:
-    """The process holding a lease, for a dashboard's Stop: only if its pid, start time and command
-    line all match the lease, so that another program is never signalled."""
+    """The process holding a lease, only if its pid, start time and command line all match (Stop)."""
     import psutil
 
     try:

@@ -38,8 +38,7 @@ def stored_summary(record: ExecutionRecord) -> StoredSummary | None:
 
 
 def duration_seconds(record: ExecutionRecord, summary: StoredSummary | None) -> float:
-    """The time its processes ran the execution, over `exec` and each resume: the summary's, else
-    the stored spans, the latest up to its end or now."""
+    """The time its processes ran the execution, over `exec` and each resume."""
     if summary is not None:
         return summary.duration_seconds
     end = record.ended_at if record.ended_at is not None else rows.now()
@@ -96,8 +95,7 @@ def _overview(record: ExecutionRecord, summary: StoredSummary | None, live: _Liv
 
 
 def list_overviews(conn: Conn, limit: int | None, status: str | None = None) -> list[ExecutionOverview]:
-    """The `limit` (None: all) latest executions of `status` (None: any), newest first; those without
-    a trusted summary get their figures in one query per table for all."""
+    """The `limit` latest executions of `status`, newest first (one query per table for the unsummarised)."""
 
     def read(conn: Conn) -> list[ExecutionOverview]:
         query = f"{sql.EXECUTIONS_WITH_OWNER} ORDER BY e.started_at DESC, e.execution_id DESC LIMIT ?"

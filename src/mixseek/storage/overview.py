@@ -36,8 +36,7 @@ def stop_words(status: str, stop_reason: str | None, stop_detail: str | None) ->
 
 
 def status_words(status: str, stop_reason: str | None, stop_detail: str | None) -> str:
-    """An execution's status and why it stopped, each said once: `completed (finished)`,
-    `interrupted after round 2`."""
+    """An execution's status and why it stopped, each said once: `interrupted after round 2`."""
     words = stop_words(status, stop_reason, stop_detail)
     if words is None:
         return status

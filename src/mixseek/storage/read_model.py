@@ -97,8 +97,7 @@ def _round(
     answers: list[Mapping[str, Any]],
     counts: tuple[int, int] | None = None,
 ) -> Doc:
-    """A round (`RoundView`) from its leader_board and status rows; `counts` (members, succeeded)
-    where `answers` are not all of them (an outline)."""
+    """A round (`RoundView`) from its rows; `counts` (members, succeeded) where `answers` are partial."""
     total, succeeded = counts or (len(answers), sum(1 for a in answers if a.get("status") == "SUCCESS"))
     return {
         "round_number": number,
@@ -142,8 +141,7 @@ def derived_standing(rounds: Sequence[Doc], status: ExecutionStatus) -> Doc:
 
 
 def stored_standing(standing: Doc) -> Doc:
-    """A team's standing as a summary stored it (an older release's `completed`, exit `interrupted`,
-    reads `interrupted`)."""
+    """A team's standing as a summary stored it (an older `completed`, exit `interrupted`: interrupted)."""
     if standing["status"] == "completed" and standing["exit_reason"] == "interrupted":
         return {**standing, "status": "interrupted", "exit_reason": None}
     return standing
@@ -404,8 +402,7 @@ def _progress(conn: Conn, record: ExecutionRecord) -> ExecutionProgress:
 
 
 def read_execution_outline(conn: Conn, execution_id: str) -> ExecutionView | None:
-    """The view of one execution without the texts only a round's own page shows, None if unknown:
-    half the time of `read_execution` for 64 teams x 10 rounds."""
+    """One execution's view without the texts only a round's page shows (half `read_execution`'s time)."""
 
     def read(conn: Conn) -> ExecutionView | None:
         record = _execution_record(conn, execution_id)

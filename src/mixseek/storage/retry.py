@@ -23,8 +23,7 @@ _MAX_EXPONENT = 1000
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Exponential backoff, capped at max_delay, `jitter` of each delay randomised; the defaults wait
-    about 5 s in all: longer than any mixseek process holds the file, short enough to report one."""
+    """Exponential backoff with jitter; the defaults wait ~5 s, longer than any process holds a file."""
 
     attempts: int = 12
     base_delay: float = 0.01
@@ -84,8 +83,7 @@ def _options(policy: RetryPolicy, what: str) -> dict[str, Any]:
 
 
 def run_retrying(policy: RetryPolicy, what: str, attempt: Callable[[], T]) -> T:
-    """Call `attempt` until it gets past another process's lock, else `StoreBusyError` naming `what`;
-    tenacity takes over only after a first attempt met a lock (its bookkeeping is not free)."""
+    """Call `attempt` until it gets past another process's lock, else `StoreBusyError` naming `what`."""
     try:
         return attempt()
     except duckdb.Error as exc:

@@ -1,5 +1,4 @@
-"""A bench report as Markdown (`mixseek bench -f markdown`); every table cell is written by
-`report.markdown_escape.table`, so task ids, tags and answers read as typed, never as markup."""
+"""A bench report as Markdown, every table cell escaped (`report.markdown_escape.table`)."""
 
 from __future__ import annotations
 

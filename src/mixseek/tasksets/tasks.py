@@ -149,8 +149,7 @@ def _read(path: Path, source: BinaryIO) -> TaskSet:
 
 
 def load_tasks(path: Path) -> TaskSet:
-    """Every task of `path` (blank lines skipped; a task without `id` takes its line number);
-    InputError naming the file and line of the first bad one."""
+    """Every task of `path` (blank lines skipped), or an InputError naming the first bad line."""
     try:
         with path.open("rb") as source:
             return _read(path, source)

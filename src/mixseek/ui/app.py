@@ -66,8 +66,7 @@ def _error(status: int, message: str | None = None) -> Callable[[Request, Except
 
 
 class Dashboard(Starlette):
-    """Starlette with the security middleware outermost: even its own error responses get the
-    headers, and nothing reaches a route before the token and CSRF checks."""
+    """Starlette with the security middleware outermost: its own error responses get the headers too."""
 
     def __init__(self, settings: UISettings, routes: list[BaseRoute]) -> None:
         super().__init__(

@@ -75,8 +75,7 @@ def grid_lines(
 
 
 def judgment_rows(view: ExecutionView) -> Markup:
-    """Every decided round's decision as a table row, team by team (in the view's order), round
-    by round; empty if no round was decided yet."""
+    """Every decided round's decision as a table row, team by team, round by round."""
     names = {team_id: escape(name) for team_id, name in _names(view).items()}
     ids = {team_id: escape(team_id) for team_id in names}
     rows = [

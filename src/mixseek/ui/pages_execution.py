@@ -142,8 +142,7 @@ def renderings(request: Request) -> Renderings:
 
 
 async def current_rendering(db: Path, execution_id: str, kept: Renderings) -> Rendering | None:
-    """The execution's sections as of its rows now: the kept ones while its progress has not
-    changed, else its outline read and rendered anew; None if unknown."""
+    """The execution's sections now: kept while its progress is the same, else rendered anew."""
     latest = kept.latest(db, execution_id)
     known = latest.progress if latest is not None else None
     found = await read_store(db, lambda store: store.get_execution_outline_since(execution_id, known), None)

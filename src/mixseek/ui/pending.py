@@ -15,8 +15,7 @@ RELOAD_SECONDS = 1
 
 
 async def launch_page(request: Request, execution_id: str) -> Response | None:
-    """The page for an execution the store does not hold, if this dashboard started a process for
-    it; None otherwise (an unknown execution)."""
+    """The page of an execution this dashboard started but the store does not hold yet; else None."""
     settings = ui_settings(request)
     state = launch_state(settings.workspace, execution_id)
     if state is None:

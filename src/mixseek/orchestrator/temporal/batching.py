@@ -14,8 +14,7 @@ T = TypeVar("T")
 
 
 class Batcher(Generic[T]):
-    """Writes items in batches with `write(items)`, in order, each of at most `max_size` by `size`
-    (but one item): Temporal refuses an activity input over 2 MB."""
+    """Writes items in order in batches of at most `max_size` (Temporal refuses an input over 2 MB)."""
 
     def __init__(
         self, write: Callable[[list[T]], Awaitable[None]], *, size: Callable[[T], int], max_size: int

@@ -60,8 +60,7 @@ def _guarded(argv: list[str]) -> list[str]:
 
 @contextlib.contextmanager
 def local_cluster(workspace: Workspace, workers: int, worker_argv: list[str]) -> Iterator[tuple[str, str]]:
-    """A dev server and `workers` runs of `worker_argv` (`mixseek worker …`) on it, stopped when the
-    block ends: the server's address and its UI's."""
+    """A dev server and `workers` runs of `worker_argv` until the block ends: its address and UI's."""
     binary = temporal_binary()  # checked before anything starts
     port, ui_port = free_port(), free_port()
     address = f"127.0.0.1:{port}"

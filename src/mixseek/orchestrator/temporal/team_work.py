@@ -103,7 +103,6 @@ class TeamWork:
 
 
 def _unreachable(parts: Components, scope: CallScope, exc: GovernorUnreachable) -> ApplicationError:
-    """Retried by Temporal (then the workflow waits for a resumed `exec`); the attempt's requests are
-    dropped with it, as a dying worker drops them."""
+    """Retried by Temporal; the attempt's requests are dropped with it, as a dying worker's are."""
     parts.governor.ledger.forget(scope)
     return ApplicationError(f"worker: {exc}", type=GOVERNOR_UNREACHABLE)

@@ -31,8 +31,7 @@ async def running_executions(address: str) -> set[tuple[str, str | None]]:
 
 
 async def check_worker(config: ExecutionConfig, address: str, started_for: str | None = None) -> str:
-    """The worker's hash; refused unless it and this mixseek version match a running execution's,
-    or (a worker an `exec` started) the hash `started_for`."""
+    """The worker's hash, refused unless it and this version match a running execution's (`started_for`)."""
     mine = work_hash(config)
     where = config.orchestrator.file
     if started_for is not None:
