@@ -48,19 +48,10 @@ def execution(row: Mapping[str, Any]) -> ExecutionRecord:
         status = "interrupted"
         signs = [owner.heartbeat_at if owner else None, row["last_call_at"], row["started_at"]]
         ended = max(t for t in signs if t is not None)
-    return ExecutionRecord(
-        execution_id=row["execution_id"],
-        user_prompt=row["user_prompt"],
-        status=status,
-        config=load(row["config"]) or {},
-        started_at=row["started_at"],
-        ended_at=ended,
-        summary=load(row["summary"]),
-        owner=owner,
-        reference=row["reference"],
-        active_since=row["active_since"],
-        active_before_seconds=row["active_before_seconds"],
-    )
+    kept = {k: row[k] for k in ("execution_id", "user_prompt", "started_at", "reference", "active_since")}
+    config, summary = load(row["config"]) or {}, load(row["summary"])
+    kept.update(active_before_seconds=row["active_before_seconds"], config=config, summary=summary)
+    return ExecutionRecord(**kept, status=status, ended_at=ended, owner=owner)
 
 
 def leader_board_dicts(conn: Conn, execution_id: str) -> list[dict[str, Any]]:

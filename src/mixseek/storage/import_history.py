@@ -7,7 +7,7 @@ off half-way would read as `interrupted`); one already stored is left untouched.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -65,15 +65,9 @@ class ImportOutcome:
 
 
 def _call_row(execution_id: str, call: ModelCallUsage) -> list[object]:
-    values: dict[str, object] = {
+    values = {
+        **asdict(call),
         "execution_id": execution_id,
-        "team_id": call.team_id,
-        "round_number": call.round_number,
-        "site": call.site,
-        "model": call.model,
-        "requests": call.requests,
-        "input_tokens": call.input_tokens,
-        "output_tokens": call.output_tokens,
         "cost": None,
         "created_at": as_utc(call.created_at),
     }

@@ -29,29 +29,26 @@ STALE_AFTER_SECONDS = 3 * HEARTBEAT_SECONDS
 _START_TOLERANCE_SECONDS = 1.0
 
 
-def _process_started(pid: int) -> float | None:
-    # psutil loads here, not with the store: a reader of ended executions never asks about a process
-    import psutil
-
-    try:
-        return psutil.Process(pid).create_time()
-    except psutil.Error:
-        return None
-
-
 def command_digest(cmdline: Sequence[str]) -> str:
     """A digest of a command line: tells whether a pid still runs it, keeps the prompt out of the store."""
     joined = "\0".join(cmdline).encode("utf-8", "surrogateescape")
     return hashlib.sha256(joined).hexdigest()
 
 
-def _process_command(pid: int) -> str | None:
+def _identity(pid: int) -> tuple[float | None, str | None]:
+    """A process's start time and command digest (None where unreadable)."""
+    # psutil loads here, not with the store: a reader of ended executions never asks about a process
     import psutil
 
     try:
-        return command_digest(psutil.Process(pid).cmdline())
+        process = psutil.Process(pid)
+        started = process.create_time()
     except psutil.Error:
-        return None
+        return None, None
+    try:
+        return started, command_digest(process.cmdline())
+    except psutil.Error:
+        return started, None
 
 
 def this_host() -> str:
@@ -72,7 +69,7 @@ class ExecutionOwner:
     @classmethod
     def this_process(cls) -> ExecutionOwner:
         pid = os.getpid()
-        return cls(pid, this_host(), secrets.token_hex(16), _process_started(pid), _process_command(pid))
+        return cls(pid, this_host(), secrets.token_hex(16), *_identity(pid))
 
 
 def _process_alive(pid: int, started: float | None) -> bool:
