@@ -88,10 +88,22 @@ def metric_rows(name: str, metric: MetricScore) -> list[list[str]]:
     return rows
 
 
-def leaderboard_rows(ranking: Sequence[RankingEntry]) -> list[list[object]]:
+LEADERBOARD_HEADERS = ["#", "team", "best score", "rounds"]
+SITE_HEADERS = ["site", "requests", "input tokens", "output tokens"]
+
+
+def leaderboard_rows(ranking: Sequence[RankingEntry]) -> list[list[str]]:
     return [
-        [i, f"{e.team_name} ({e.team_id})", score_text(e.max_score), e.total_rounds]
+        [str(i), f"{e.team_name} ({e.team_id})", score_text(e.max_score), str(e.total_rounds)]
         for i, e in enumerate(ranking, start=1)
+    ]
+
+
+def site_rows(view: ExecutionView) -> list[list[str]]:
+    """Usage by call site: requests, input and output tokens."""
+    return [
+        [site, str(u.requests), str(u.input_tokens), str(u.output_tokens)]
+        for site, u in view.usage_by_site.items()
     ]
 
 
@@ -181,7 +193,7 @@ def markdown_report(view: ExecutionView) -> str:
         "",
         "## Leaderboard",
         "",
-        *table(["#", "team", "best score", "rounds"], leaderboard_rows(view.leaderboard)),
+        *table(LEADERBOARD_HEADERS, leaderboard_rows(view.leaderboard)),
         "",
     ]
     out += _pairwise_markdown(view)
@@ -200,8 +212,5 @@ def markdown_report(view: ExecutionView) -> str:
     for team in view.teams:
         out += _team_markdown(team)
     out += ["## Usage by call site", ""]
-    site_rows = [
-        [site, u.requests, u.input_tokens, u.output_tokens] for site, u in view.usage_by_site.items()
-    ]
-    out += table(["site", "requests", "input tokens", "output tokens"], site_rows)
+    out += table(SITE_HEADERS, site_rows(view))
     return "\n".join(out) + "\n"

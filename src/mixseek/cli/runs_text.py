@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from mixseek.cli.runs_export import (
+    LEADERBOARD_HEADERS,
+    SITE_HEADERS,
     judgment_text,
     leaderboard_rows,
     metric_rows,
     one_line,
+    site_rows,
     status_text,
     steps_text,
     team_heading,
@@ -76,8 +79,7 @@ def show_lines(view: ExecutionView) -> list[str]:
         "leaderboard",
     ]
     if view.leaderboard:
-        ranked = [[str(v) for v in row] for row in leaderboard_rows(view.leaderboard)]
-        lines += columns([["#", "team", "best score", "rounds"], *ranked], indent="  ")
+        lines += columns([LEADERBOARD_HEADERS, *leaderboard_rows(view.leaderboard)], indent="  ")
     else:
         lines.append("  no team has completed a round")
     if view.pairwise is not None:
@@ -99,10 +101,6 @@ def show_lines(view: ExecutionView) -> list[str]:
         lines += columns([AGREEMENT_HEADER, *agreement_rows(view)], indent="  ")
         lines += [f"  flagged: {line}" for line in flagged_lines(view)]
     lines += ["", f"usage: {usage_text(view.usage)}"]
-    site_rows = [
-        [site, str(u.requests), str(u.input_tokens), str(u.output_tokens)]
-        for site, u in view.usage_by_site.items()
-    ]
-    if site_rows:
-        lines += columns([["site", "requests", "input tokens", "output tokens"], *site_rows], indent="  ")
+    if view.usage_by_site:
+        lines += columns([SITE_HEADERS, *site_rows(view)], indent="  ")
     return lines

@@ -10,6 +10,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from mixseek.cli.runs_export import LEADERBOARD_HEADERS, leaderboard_rows
 from mixseek.orchestrator.models import ExecutionSummary
 from mixseek.report import pairwise as pairwise_rows
 from mixseek.storage.overview import status_words
@@ -20,15 +21,10 @@ from mixseek.text_safety import strip_controls_in
 
 def leaderboard_table(ranking: Sequence[RankingEntry]) -> Table:
     table = Table(title="leaderboard", title_justify="left")
-    for column in ("#", "team", "best score", "rounds"):
+    for column in LEADERBOARD_HEADERS:
         table.add_column(column)
-    for position, entry in enumerate(ranking, start=1):
-        table.add_row(
-            str(position),
-            escape(f"{entry.team_name} ({entry.team_id})"),
-            f"{entry.max_score:.2f}",
-            str(entry.total_rounds),
-        )
+    for row in leaderboard_rows(ranking):
+        table.add_row(*map(Text, row))  # Text: no markup read in team names
     return table
 
 
