@@ -63,9 +63,6 @@ def _secrets_in(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found.items(), key=lambda item: (-len(item[0]), item[0])))
 
 
-# -- the forms of a value -----------------------------------------------------------------
-
-
 def _u_escaped(text: str, hex_digits: str) -> str:
     """`text` with each non-ASCII character as `\\uXXXX` (UTF-16 surrogates above U+FFFF)."""
 
@@ -138,8 +135,6 @@ def encoded_forms(value: str) -> frozenset[str]:
 
 @dataclasses.dataclass(frozen=True)
 class _Search:
-    """What a snapshot's secrets are looked for with."""
-
     checks: tuple[str, ...]  # a text must contain one of these to hold any form of any secret
     pattern: re.Pattern[str]
     names: dict[str, str]  # each form's variable
@@ -169,7 +164,6 @@ class Redactor:
 
     @property
     def active(self) -> bool:
-        """Whether there is anything to redact."""
         return self._search is not None
 
     def text(self, text: str) -> str:

@@ -57,7 +57,6 @@ _current = _OFF
 
 
 def enabled() -> bool:
-    """Whether spans are recorded now."""
     return _current.tracer is not None
 
 

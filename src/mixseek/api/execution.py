@@ -22,7 +22,6 @@ class ExecutionRun:
         task.add_done_callback(lambda _: self._queue.put_nowait(None))
 
     def _push(self, event: Event) -> None:
-        """The orchestrator's event sink."""
         self._queue.put_nowait(event)
 
     def __aiter__(self) -> ExecutionRun:
@@ -41,7 +40,6 @@ class ExecutionRun:
 
     @property
     def done(self) -> bool:
-        """Whether the execution has ended (finished, failed or cancelled)."""
         return self._task is not None and self._task.done()
 
     @property

@@ -51,9 +51,6 @@ def _echo(lines: list[str]) -> None:
     typer.echo(strip_controls("\n".join(lines)))
 
 
-# -- commands ---------------------------------------------------------------------------
-
-
 @runs_app.command("list")
 @cli_errors
 def runs_list(

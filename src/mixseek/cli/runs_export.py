@@ -20,8 +20,6 @@ from mixseek.storage.views import (
     UsageTotals,
 )
 
-# -- markdown ------------------------------------------------------------------------
-
 
 def line(value: object) -> str:
     """Text for one line of the report (a heading, a list item): on one line, and inert."""
@@ -74,9 +72,6 @@ def steps_text(answers: Sequence[MemberAnswer]) -> str | None:
     return ", ".join(f"{step} ({', '.join(names)})" for step, names in steps.items())
 
 
-# -- judge panels ---------------------------------------------------------------------
-
-
 def metric_rows(name: str, metric: MetricScore) -> list[list[str]]:
     """A metric's row (metric, score, comment); a panel's is followed by a row per judge."""
     if metric.judges is None:
@@ -100,7 +95,6 @@ def leaderboard_rows(ranking: Sequence[RankingEntry]) -> list[list[str]]:
 
 
 def site_rows(view: ExecutionView) -> list[list[str]]:
-    """Usage by call site: requests, input and output tokens."""
     return [
         [site, str(u.requests), str(u.input_tokens), str(u.output_tokens)]
         for site, u in view.usage_by_site.items()

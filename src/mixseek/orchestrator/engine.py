@@ -46,8 +46,6 @@ class TemporalEngine:
 
 @dataclass(frozen=True)
 class EnginePlan:
-    """The checked choice of `plan_engine`."""
-
     name: EngineName
     address: str | None = None
     workers: int = 2

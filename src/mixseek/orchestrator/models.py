@@ -11,8 +11,9 @@ from mixseek.exit_codes import ExitCode
 from mixseek.storage.models import ExecutionStatus as ExecutionStatus  # re-exported
 from mixseek.storage.models import FinalStatus, RoundStatusRecord
 from mixseek.storage.models import StopReason as StopReason  # re-exported
-from mixseek.storage.views import BestSubmission as BestSubmission  # re-exported
-from mixseek.storage.views import ExecutionOutcome, TeamStanding
+from mixseek.storage.overview import BestSubmission as BestSubmission  # re-exported
+from mixseek.storage.overview import TeamStanding
+from mixseek.storage.views import ExecutionOutcome
 
 EXIT_CODES: dict[str, ExitCode] = {
     "completed": ExitCode.SUCCESS,

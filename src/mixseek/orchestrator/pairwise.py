@@ -55,8 +55,6 @@ class _Progress:
 
 
 class PairwiseStage:
-    """One execution's pairwise stage over its teams' best submissions."""
-
     def __init__(
         self,
         settings: PairwiseSettings,

@@ -197,8 +197,6 @@ def usage_query(
     return query, params
 
 
-# -- the read model (see `read_model`) ---------------------------------------------------
-
 # Member answers of every scored round (round_history without its message history, which can be large).
 MEMBER_RECORDS = (
     "SELECT team_id, round_number, member_submissions_record FROM round_history WHERE execution_id = ?"

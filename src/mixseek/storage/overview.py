@@ -93,19 +93,12 @@ class BestSubmission(View):
         cls, ranking: Sequence[RankingEntry], rows: Sequence[LeaderBoardRow]
     ) -> BestSubmission | None:
         """The ranking's top team's best round (its best score, the later round on a tie)."""
-        if not ranking:
-            return None
-        candidates = [r for r in rows if r.team_id == ranking[0].team_id]
+        candidates = [r for r in rows if ranking and r.team_id == ranking[0].team_id]
         if not candidates:
             return None
         row = max(candidates, key=lambda r: (r.evaluation_score, r.round_number))
-        return cls(
-            team_id=row.team_id,
-            team_name=row.team_name,
-            round_number=row.round_number,
-            score=row.evaluation_score,
-            content=row.submission_content,
-        )
+        names = row.model_dump(include={"team_id", "team_name", "round_number"})
+        return cls(**names, score=row.evaluation_score, content=row.submission_content)
 
 
 class TeamStanding(View):

@@ -50,9 +50,6 @@ StatusRow = RoundStatusRecord | _OutlineStatus
 """A round_status row as the read model takes it."""
 
 
-# -- deciding what a record says ---------------------------------------------------------
-
-
 def usage_totals(row: Mapping[str, Any]) -> UsageTotals:
     cost = row.get("cost")
     return UsageTotals(
@@ -271,9 +268,6 @@ def execution_view(
             "demo_model": mentions_demo_model(record.config),
         }
     )
-
-
-# -- reading -------------------------------------------------------------------------------
 
 
 def usage_breakdown(

@@ -13,8 +13,6 @@ from mixseek.storage._rows import load
 
 @dataclass(frozen=True)
 class ScoredExecution:
-    """One execution: its config snapshot and its scored rounds by (team_id, round_number)."""
-
     config: Mapping[str, Any]
     rounds: Mapping[tuple[str, int], Mapping[str, Any]]
 

@@ -26,8 +26,6 @@ from mixseek.storage.overview import BestSubmission as BestSubmission
 from mixseek.storage.overview import ExecutionOverview as ExecutionOverview
 from mixseek.storage.overview import IsoTime as IsoTime
 from mixseek.storage.overview import RankingEntry as RankingEntry
-from mixseek.storage.overview import StoredSummary as StoredSummary
-from mixseek.storage.overview import TeamStanding as TeamStanding
 from mixseek.storage.overview import TeamStatus as TeamStatus
 from mixseek.storage.overview import UsageTotals as UsageTotals
 from mixseek.storage.overview import View
@@ -145,8 +143,6 @@ class MemberCounts(View):
 
 
 class RoundView(View):
-    """One team's round: its state, score per metric, judgment, members, and submission."""
-
     round_number: int
     status: RoundViewStatus
     score: float | None
@@ -169,8 +165,6 @@ ROUND_DETAIL_FIELDS = frozenset({"submission", "submission_format", "member_subm
 
 
 class TeamView(View):
-    """A team in an execution: its standing, its place on the leaderboard, and its rounds."""
-
     team_id: str
     team_name: str
     kind: TeamKind | None = Field(

@@ -22,8 +22,6 @@ EXCERPT_CHARS = 120
 
 @dataclass(frozen=True)
 class Answer:
-    """The best submission of one run."""
-
     team_id: str
     score: float
     content: str
@@ -47,7 +45,6 @@ class RunOutcome:
 
     @property
     def clean(self) -> bool:
-        """Every team round and judgment of the run succeeded."""
         return self.status == "completed" and not self.degraded
 
 
@@ -94,8 +91,6 @@ class PairResult:
 
 @dataclass(frozen=True)
 class GroupResult:
-    """Mean score per team over the runs of one tag or one task."""
-
     name: str
     tags: tuple[str, ...]
     runs: int

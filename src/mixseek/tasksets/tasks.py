@@ -31,8 +31,6 @@ class BenchTask:
 
 @dataclass(frozen=True)
 class TaskSet:
-    """The tasks of one file, in file order, with the file's SHA-256."""
-
     path: Path
     tasks: tuple[BenchTask, ...]
     sha256: str

@@ -99,7 +99,6 @@ def page_routes() -> list[BaseRoute]:
 
 
 def create_app(settings: UISettings) -> Starlette:
-    """The dashboard of `settings.workspace`."""
     static = Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static")
     icon = Route("/favicon.ico", favicon, methods=["GET"])
     return Dashboard(settings, [*page_routes(), icon, static])

@@ -54,7 +54,6 @@ def _cell(round_view: RoundView, best: bool, href: str) -> str:
 def grid_lines(
     view: ExecutionView, submission_url: Callable[[str, int], str]
 ) -> tuple[list[int], list[GridLine]]:
-    """The grid's round numbers and its lines, teams in the view's order."""
     grid = content.round_grid(view)
     names = _names(view)
     lines = []

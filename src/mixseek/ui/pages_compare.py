@@ -23,8 +23,6 @@ OPTION_PROMPT_CHARS = 60
 
 @dataclass(frozen=True)
 class Choice:
-    """One execution in a select."""
-
     execution_id: str
     label: str
 

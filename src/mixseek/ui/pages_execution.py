@@ -46,7 +46,6 @@ def execution_url(execution_id: str) -> str:
 
 
 def submission_url(execution_id: str, team_id: str, round_number: int) -> str:
-    """The submission page of one team's round."""
     return f"{execution_url(execution_id)}/teams/{quote(team_id, safe='')}/rounds/{round_number}"
 
 
@@ -96,8 +95,6 @@ def render_header(view: ExecutionView, csrf_token: str) -> str:
 
 @dataclass(frozen=True)
 class Rendering:
-    """An execution's sections as rendered at `progress`."""
-
     progress: ExecutionProgress
     view: ExecutionView
     sections: dict[str, Markup]
@@ -134,7 +131,6 @@ class Renderings:
 
 
 def renderings(request: Request) -> Renderings:
-    """The renderings of the dashboard serving `request`."""
     state = request.app.state
     if not hasattr(state, "execution_renderings"):
         state.execution_renderings = Renderings()

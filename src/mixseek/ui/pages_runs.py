@@ -35,8 +35,6 @@ ORDERS = ("desc", "asc")
 
 @dataclass(frozen=True)
 class RunsQuery:
-    """What the URL asks the page to show."""
-
     status: str = ""
     q: str = ""
     sort: str = "started"
@@ -79,8 +77,6 @@ def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 @dataclass(frozen=True)
 class RunRow:
-    """One execution as the table shows it."""
-
     entry: ExecutionOverview
     href: str
     prompt: str
@@ -96,8 +92,6 @@ def run_row(entry: ExecutionOverview) -> RunRow:
 
 @dataclass(frozen=True)
 class SortLink:
-    """A column heading that sorts the table by its column."""
-
     label: str
     url: str
     active: str  # "asc", "desc", or "" when the table is sorted by another column

@@ -28,8 +28,6 @@ USAGE_PARTS = ("team", "leader", "members", "evaluation", "judgment")  # listed 
 
 @dataclass(frozen=True)
 class MemberRow:
-    """One member's answer as the page shows it."""
-
     answer: MemberAnswer
     content: Markup
     input_tokens: int | None

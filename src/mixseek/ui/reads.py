@@ -20,7 +20,6 @@ T = TypeVar("T")
 
 
 def ui_settings(request: Request) -> UISettings:
-    """The settings of the dashboard serving `request`."""
     return cast(UISettings, request.app.state.settings)
 
 

@@ -13,8 +13,6 @@ from mixseek.ui.live import streams_closing
 
 
 class DashboardServer(uvicorn.Server):
-    """A uvicorn server of the dashboard (`ui.app.create_app`)."""
-
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         app = self.config.app
         if isinstance(app, Starlette):

@@ -25,8 +25,6 @@ CONNECT_SECONDS = 30.0  # generous: a loaded machine may answer slowly; a refuse
 
 
 class _Link:
-    """One open connection and the replies it still owes."""
-
     def __init__(self, connection: ClientConnection, address: str) -> None:
         self.connection = connection
         self.lost = f"lost the connection to the governor service at {address}"

@@ -42,8 +42,6 @@ class _Execution:
 
 
 class TeamWork:
-    """The worker's activity, over one workspace configuration."""
-
     def __init__(self, config: ExecutionConfig, config_hash: str) -> None:
         self.config = config
         self.config_hash = config_hash
