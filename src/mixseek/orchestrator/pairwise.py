@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from typing import Any
 
 from pydantic_ai import UsageLimitExceeded
@@ -54,22 +54,17 @@ class _Progress:
             self.stopped, self.status, self.detail = True, status, detail
 
 
+@dataclass
 class PairwiseStage:
-    def __init__(
-        self,
-        settings: PairwiseSettings,
-        judge: PairwiseJudge,
-        *,
-        store: Store,
-        governor: Governor,
-        events: EventBus,
-        concurrency: int,
-    ) -> None:
-        self.settings = settings
-        self.judge = judge
-        self.store = store
-        self.governor = governor
-        self.events = events
+    settings: PairwiseSettings
+    judge: PairwiseJudge
+    _: KW_ONLY
+    store: Store
+    governor: Governor
+    events: EventBus
+    concurrency: InitVar[int]
+
+    def __post_init__(self, concurrency: int) -> None:
         self.slots = asyncio.Semaphore(concurrency)
 
     async def run(self, execution_id: str, user_prompt: str, entrants: Sequence[Entrant]) -> PairwiseView:

@@ -171,7 +171,6 @@ class Connector:
                 raise
 
     def _release(self, conn: duckdb.DuckDBPyConnection) -> None:
-        """Close the file: detach it (`_readers`, `_writers`)."""
         if self.read_only:
             readers.detach(conn)
         else:

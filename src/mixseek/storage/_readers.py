@@ -49,16 +49,12 @@ def _idle_or_close(conn: duckdb.DuckDBPyConnection) -> None:
     conn.close()
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def attach(path: Path) -> duckdb.DuckDBPyConnection:
     """A connection reading the file at `path` (read-only), its default database; `detach` it."""
-    conn = _instance()
+    conn, quoted = _instance(), str(path).replace("'", "''")
     try:
         # TYPE duckdb: a file of another format (SQLite) is refused, not handed to an extension
-        conn.execute(f"ATTACH {_literal(str(path))} AS {ALIAS} (TYPE duckdb, READ_ONLY)")
+        conn.execute(f"ATTACH '{quoted}' AS {ALIAS} (TYPE duckdb, READ_ONLY)")
     except BaseException:
         _idle_or_close(conn)  # nothing attached: the instance is as it was
         raise

@@ -69,7 +69,6 @@ def page_context(view: ExecutionView) -> dict[str, Any]:
 
 
 def section_context(view: ExecutionView) -> dict[str, Any]:
-    """What the sections' templates read."""
     context = page_context(view)
     context["round_numbers"], context["grid_lines"] = grid_lines(view, context["submission_url"])
     context.update(
