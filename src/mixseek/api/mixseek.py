@@ -1,13 +1,8 @@
 """`Mixseek`: teams of agents competing on a prompt, driven from Python — what `mixseek exec` runs.
 
-    mx = Mixseek([team_a, team_b], orchestrator=OrchestratorSettings(max_rounds=2))
-    result = await mx.run("Propose three measures against ...")      # or mx.run_sync(...)
-    async with mx.iter("...") as execution:                           # typed events as they happen
-        async for event in execution:
-            ...
-    execution.result
-
-`load_workspace(path)` gives the same object from a workspace's files.
+result = await Mixseek([team_a, team_b]).run("Propose three measures against ...")
+async with Mixseek([team_a, team_b]).iter("...") as execution:  # typed events as they happen
+    ...
 """
 
 from __future__ import annotations

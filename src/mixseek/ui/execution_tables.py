@@ -1,8 +1,5 @@
-"""The execution page's two big tables (teams × rounds grid, judgments) as ready-made HTML rows.
-
-A template printing 640 cells field by field spends most of the page's budget; here each row is one
-format string. Everything read from the store is escaped (model text stripped of controls first);
-numbers formatted here hold no markup.
+"""The execution page's two big tables (teams × rounds grid, judgments) as ready-made HTML rows, one
+format string each (a template spends most of the page's budget on 640 cells); store text is escaped.
 """
 
 from __future__ import annotations

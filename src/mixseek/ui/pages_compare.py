@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -74,34 +75,28 @@ def _delta(a: float | None, b: float | None, fmt: str, unit: str = "") -> str | 
 
 def facts(a: ExecutionView, b: ExecutionView) -> list[Fact]:
     """The summary lines, each value formatted as the rest of the dashboard formats it."""
-    score, tokens, cost, duration = formatting.score, formatting.tokens, formatting.cost, formatting.duration
 
     def best(view: ExecutionView) -> str:
         if view.best is None:
             return "–"
         name = strip_controls(view.best.team_name)
-        return f"{name} ({score(view.best.score)}, round {view.best.round_number})"
+        return f"{name} ({formatting.score(view.best.score)}, round {view.best.round_number})"
 
-    best_a = a.best.score if a.best else None
-    best_b = b.best.score if b.best else None
+    def fact(
+        label: str, value: Callable[[ExecutionView], Any], show: Callable[[Any], str], *fmt: str
+    ) -> Fact:
+        x, y = value(a), value(b)
+        return Fact(label, show(x), show(y), _delta(x, y, *fmt))
+
+    best_a, best_b = (view.best.score if view.best else None for view in (a, b))
     return [
         Fact("Status", a.status, b.status),
-        Fact("Teams", str(len(a.teams)), str(len(b.teams)), _delta(len(a.teams), len(b.teams), "d")),
-        Fact("Rounds run", str(a.rounds_run), str(b.rounds_run), _delta(a.rounds_run, b.rounds_run, "d")),
+        fact("Teams", lambda v: len(v.teams), str, "d"),
+        fact("Rounds run", lambda v: v.rounds_run, str, "d"),
         Fact("Best", best(a), best(b), _delta(best_a, best_b, ".1f")),
-        Fact(
-            "Tokens",
-            tokens(a.usage.total_tokens),
-            tokens(b.usage.total_tokens),
-            _delta(a.usage.total_tokens, b.usage.total_tokens, ",d"),
-        ),
-        Fact("Cost", cost(a.usage.cost), cost(b.usage.cost), _delta(a.usage.cost, b.usage.cost, ".4f")),
-        Fact(
-            "Duration",
-            duration(a.duration_seconds),
-            duration(b.duration_seconds),
-            _delta(a.duration_seconds, b.duration_seconds, ".1f", " s"),
-        ),
+        fact("Tokens", lambda v: v.usage.total_tokens, formatting.tokens, ",d"),
+        fact("Cost", lambda v: v.usage.cost, formatting.cost, ".4f"),
+        fact("Duration", lambda v: v.duration_seconds, formatting.duration, ".1f", " s"),
     ]
 
 

@@ -54,10 +54,6 @@ os.execv(sys.argv[2], sys.argv[2:])
 """
 
 
-def _guarded(argv: list[str]) -> list[str]:
-    return [sys.executable, "-I", "-S", "-c", _DIE_WITH_PARENT, str(os.getpid()), *argv]
-
-
 @contextlib.contextmanager
 def local_cluster(workspace: Workspace, workers: int, worker_argv: list[str]) -> Iterator[tuple[str, str]]:
     """A dev server and `workers` runs of `worker_argv` until the block ends: its address and UI's."""
@@ -86,7 +82,7 @@ def local_cluster(workspace: Workspace, workers: int, worker_argv: list[str]) ->
 def _spawn(procs: list[subprocess.Popen[bytes]], log_path: Path, argv: list[str]) -> subprocess.Popen[bytes]:
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            _guarded(argv),
+            [sys.executable, "-I", "-S", "-c", _DIE_WITH_PARENT, str(os.getpid()), *argv],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
