@@ -181,16 +181,12 @@ def _dry_run(loaded: ExecutionConfig, output_format: str) -> None:
     team_ids = [e.config.team_id for e in loaded.teams]
     if output_format == "json":
         print_json({"dry_run": "ok" if not problems else "failed", "teams": team_ids, "problems": problems})
+    elif not problems:
+        rounds = loaded.orchestrator.value.max_rounds
+        line = f"dry run OK: {len(team_ids)} team(s) ({', '.join(team_ids)}), up to {rounds} round(s)"
+        stdout_console().print(f"{line}; no model was called", markup=False)
     if problems:
         raise typer.Exit(EXIT_FAILURE)
-    if output_format == "json":
-        return
-    teams = ", ".join(team_ids)
-    stdout_console().print(
-        f"dry run OK: {len(loaded.teams)} team(s) ({teams}), up to "
-        f"{loaded.orchestrator.value.max_rounds} round(s); no model was called",
-        markup=False,
-    )
 
 
 @dataclass(frozen=True)

@@ -59,9 +59,6 @@ class Interval:
         low, high = bootstrap_mean_ci(values, samples=SAMPLES, level=LEVEL)
         return cls(fmean(values), low, high)
 
-    def as_json(self) -> dict[str, float]:
-        return {"mean": self.mean, "low": self.low, "high": self.high}
-
 
 @dataclass(frozen=True)
 class TeamResult:
@@ -162,9 +159,9 @@ class BenchReport:
                     "team_name": t.team_name,
                     "runs": t.runs,
                     "wins": t.wins,
-                    "win_rate": t.win_rate.as_json(),
-                    "mean_score": t.score.as_json(),
-                    "mean_rank": t.rank.as_json(),
+                    "win_rate": vars(t.win_rate),
+                    "mean_score": vars(t.score),
+                    "mean_rank": vars(t.rank),
                 }
                 for t in self.teams
             ],
