@@ -67,28 +67,19 @@ class _Live:
 
 def _overview(record: ExecutionRecord, summary: StoredSummary | None, live: _Live) -> ExecutionOverview:
     """A listing line: from the trusted `summary` if there is one, else from the rows so far."""
+    best, rounds_run, tokens, cost = live.leader, live.last_round, live.tokens, live.cost
     if summary is not None:
         best = (summary.best.team_id, summary.best.score, summary.best.team_name) if summary.best else None
-        rounds_run, tokens, cost, duration = (
-            summary.rounds_run,
-            summary.usage.total_tokens,
-            summary.usage.cost,
-            duration_seconds(record, summary),
-        )
-    else:
-        best, rounds_run, tokens, cost = live.leader, live.last_round, live.tokens, live.cost
-        duration = duration_seconds(record, None)
+        rounds_run, tokens, cost = summary.rounds_run, summary.usage.total_tokens, summary.usage.cost
+    best_team, best_score, best_team_name = best or (None, None, None)
     return ExecutionOverview(
-        execution_id=record.execution_id,
-        status=record.status,
-        user_prompt=record.user_prompt,
-        started_at=record.started_at,
-        duration_seconds=duration,
-        best_team=best[0] if best else None,
-        best_score=best[1] if best else None,
+        **record.model_dump(include={"execution_id", "status", "user_prompt", "started_at"}),
+        duration_seconds=duration_seconds(record, summary),
+        best_team=best_team,
+        best_score=best_score,
         rounds_run=rounds_run,
         total_tokens=tokens,
-        best_team_name=best[2] if best else None,
+        best_team_name=best_team_name,
         team_count=_team_count(record, summary, live.teams_started),
         cost=cost,
     )
