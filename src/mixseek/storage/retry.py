@@ -45,10 +45,6 @@ class RetryPolicy:
             delay *= 1.0 - self.jitter * random.random()
         return delay
 
-    def wait(self, state: RetryCallState) -> float:
-        """tenacity's wait: the delay after attempt `state.attempt_number` (1-based) failed."""
-        return self.delay(state.attempt_number - 1)
-
 
 def is_transient(exc: BaseException) -> bool:
     """True for errors that another attempt a moment later can get past."""
@@ -76,7 +72,7 @@ def _options(policy: RetryPolicy, what: str) -> dict[str, Any]:
     retry = retry_if_exception(is_transient)
     return {
         "stop": stop_after_attempt(policy.attempts),
-        "wait": policy.wait,
+        "wait": lambda state: policy.delay(state.attempt_number - 1),  # attempts count from 1
         "retry": retry,
         "retry_error_callback": busy,
     }

@@ -68,7 +68,8 @@ def page_context(view: ExecutionView) -> dict[str, Any]:
     }
 
 
-def section_context(view: ExecutionView) -> dict[str, Any]:
+def render_sections(view: ExecutionView) -> dict[str, Markup]:
+    """The sections after the header, as HTML by their event names."""
     context = page_context(view)
     context["round_numbers"], context["grid_lines"] = grid_lines(view, context["submission_url"])
     context.update(
@@ -77,12 +78,6 @@ def section_context(view: ExecutionView) -> dict[str, Any]:
         judgment_rows=judgment_rows(view),
         failures=content.failures(view),
     )
-    return context
-
-
-def render_sections(view: ExecutionView) -> dict[str, Markup]:
-    """The sections after the header, as HTML by their event names."""
-    context = section_context(view)
     # our own templates' output, every value in it escaped: safe to insert as it is
     return {name: Markup(render_fragment(template, context)) for name, template in SECTIONS.items()}
 
