@@ -54,14 +54,8 @@ def usage_table(rows: dict[str, RunUsage]) -> Table:
     table = Table(title="token usage", title_justify="left")
     for column in ("", "requests", "input tokens", "output tokens", "tool calls"):
         table.add_column(column, justify="right" if column else "left")
-    for name, usage in rows.items():
-        table.add_row(
-            name,
-            str(usage.requests),
-            str(usage.input_tokens),
-            str(usage.output_tokens),
-            str(usage.tool_calls),
-        )
+    for name, u in rows.items():
+        table.add_row(name, *map(str, (u.requests, u.input_tokens, u.output_tokens, u.tool_calls)))
     return table
 
 
