@@ -85,7 +85,7 @@ def round_statuses(conn: Conn, execution_id: str) -> list[RoundStatusRecord]:
 
 
 def ranking_dicts(conn: Conn, execution_id: str, max_round: int | None = None) -> list[dict[str, Any]]:
-    """The leaderboard as the seeds' dicts, best first (see `AggregationStore.get_ranking`)."""
+    """The leaderboard as plain dicts, best first (see `AggregationStore.get_ranking`)."""
     rows = conn.execute(sql.RANKING, [execution_id]).fetchall()
     if max_round is not None and any(row[4] > max_round for row in rows):
         # later rounds are on the board already: aggregate the earlier ones (one query: one snapshot)

@@ -82,7 +82,7 @@ def _metrics(details: Mapping[str, Any]) -> Doc:
 
 
 def _answers(record: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
-    """The answers of a stored member submissions record (seed 004's form)."""
+    """The answers of a stored member submissions record."""
     submissions = (record or {}).get("submissions") or []
     return [s for s in submissions if isinstance(s, Mapping)]
 
