@@ -1,8 +1,5 @@
-"""OpenTelemetry spans for an execution's work (`span`): off unless switched on, and free when off.
-
-Off ignores an application's global provider too (prompts must not flow to its traces because mixseek
-was imported); hand one over with `configure_telemetry(provider)`. The SDK loads only when asked for.
-"""
+"""OpenTelemetry spans for an execution's work (`span`), free when off. Off ignores an application's global
+provider too (prompts must not flow to its traces because mixseek was imported)."""
 
 from __future__ import annotations
 
@@ -13,7 +10,8 @@ import sys
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Literal, Protocol, get_args
+from functools import partial
+from typing import Literal, get_args
 
 from opentelemetry import trace
 from opentelemetry.util.types import AttributeValue
@@ -30,17 +28,6 @@ SERVICE_NAME = "mixseek"
 _NOTHING = contextlib.nullcontext(trace.INVALID_SPAN)
 
 
-class Usage(Protocol):
-    """Token counts as pydantic-ai's `RunUsage` and the store's `UsageTotals` carry them."""
-
-    @property
-    def input_tokens(self) -> int: ...
-    @property
-    def output_tokens(self) -> int: ...
-    @property
-    def requests(self) -> int: ...
-
-
 @dataclass(frozen=True)
 class _Telemetry:
     """Where mixseek's spans go now; `choice` is the mode or the provider it was configured with."""
@@ -49,11 +36,12 @@ class _Telemetry:
     tracer: trace.Tracer | None
     flush: Callable[[], object] | None = None
     close: Callable[[], object] | None = None
-    instruments_models: bool = False
+    instrument: Callable[[bool], object] | None = None  # pydantic-ai's spans, with content or without
 
 
 _OFF = _Telemetry("off", None)
 _current = _OFF
+_content = True  # whether spans may carry text: prompts, answers, comments, tool arguments, errors
 
 
 def enabled() -> bool:
@@ -70,28 +58,38 @@ def span(
     context = None
     if parent is not None and parent.get_span_context().is_valid:
         context = trace.set_span_in_context(parent)
-    return tracer.start_as_current_span(name, context=context, attributes=_named(attributes))
+    return tracer.start_as_current_span(  # an exception's message is text too
+        name,
+        context=context,
+        attributes=_named(attributes),
+        record_exception=_content,
+        set_status_on_exception=_content,
+    )
 
 
 def record(span: trace.Span, **attributes: AttributeValue | None) -> None:
-    """Add `mixseek.<key>` attributes to `span` (what is known once its work is done)."""
+    """Add `mixseek.<key>` attributes to `span` (what is known once its work is done; `error` is text)."""
     if span.is_recording():
-        span.set_attributes(_named(attributes))
+        span.set_attributes(_named(attributes if _content else {**attributes, "error": None}))
 
 
 def failed(span: trace.Span, message: str | None) -> None:
     """Mark `span` as an error: its work failed and says so in a result rather than by raising."""
     if span.is_recording():
-        span.set_status(trace.StatusCode.ERROR, message)
+        span.set_status(trace.StatusCode.ERROR, message if _content else None)
 
 
-def usage(counts: Usage) -> dict[str, AttributeValue | None]:
-    """Token attributes for `record(span, **usage(...))`."""
-    return {
-        "input_tokens": counts.input_tokens,
-        "output_tokens": counts.output_tokens,
-        "requests": counts.requests,
-    }
+def include_content(on: bool) -> None:
+    """Whether spans (mixseek's and pydantic-ai's) carry text, or only names, ids, counts and timings."""
+    global _content
+    _content = on
+    if _current.instrument is not None:
+        _current.instrument(on)
+
+
+def usage(counts: object) -> dict[str, AttributeValue | None]:
+    """Token attributes (of a `RunUsage` or `UsageTotals`) for `record(span, **usage(...))`."""
+    return {key: getattr(counts, key) for key in ("input_tokens", "output_tokens", "requests")}
 
 
 def _named(attributes: Mapping[str, AttributeValue | None]) -> dict[str, AttributeValue]:
@@ -120,7 +118,9 @@ def configure_telemetry(
     old, _current = _current, new
     if old.close is not None:
         old.close()
-    if old.instruments_models and not new.instruments_models:
+    if new.instrument is not None:
+        new.instrument(_content)
+    elif old.instrument is not None:
         _instrument_models(False)
 
 
@@ -130,12 +130,11 @@ def _build(choice: TelemetryMode | trace.TracerProvider, source: str | None, key
     if choice == "logfire":
         return _logfire(source, key)
     if isinstance(choice, trace.TracerProvider):
-        _instrument_models(choice)
         return _Telemetry(
             choice,
             choice.get_tracer(SERVICE_NAME),
             flush=getattr(choice, "force_flush", None),
-            instruments_models=True,
+            instrument=partial(_instrument_models, choice),
         )
     return _sdk(choice, source, key)
 
@@ -169,13 +168,12 @@ def _sdk(choice: str, source: str | None, key: str | None) -> _Telemetry:
         resource = resource.merge(Resource({SERVICE_NAME_KEY: SERVICE_NAME}))  # OTEL_SERVICE_NAME wins
     provider = TracerProvider(resource=resource)
     provider.add_span_processor(processor)
-    _instrument_models(provider)
     return _Telemetry(
         choice,
         provider.get_tracer(SERVICE_NAME),
         flush=provider.force_flush,
         close=provider.shutdown,
-        instruments_models=True,
+        instrument=partial(_instrument_models, provider),
     )
 
 
@@ -185,15 +183,21 @@ def _logfire(source: str | None, key: str | None) -> _Telemetry:
     except ImportError:
         raise ConfigError(source, key, f"logfire needs the logfire package: {INSTALL_LOGFIRE}") from None
     logfire.configure()
-    logfire.instrument_pydantic_ai()
     return _Telemetry(
-        "logfire", trace.get_tracer(SERVICE_NAME), flush=logfire.force_flush, instruments_models=True
+        "logfire",
+        trace.get_tracer(SERVICE_NAME),
+        flush=logfire.force_flush,
+        instrument=lambda content: logfire.instrument_pydantic_ai(
+            **({} if content else {"include_content": False})
+        ),
     )
 
 
-def _instrument_models(provider: trace.TracerProvider | Literal[False]) -> None:
+def _instrument_models(provider: trace.TracerProvider | Literal[False], content: bool = True) -> None:
     """pydantic-ai's spans for every agent's runs, model requests and tool calls, into `provider`."""
     from pydantic_ai import Agent
     from pydantic_ai.models.instrumented import InstrumentationSettings
 
-    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider) if provider else False)
+    Agent.instrument_all(
+        InstrumentationSettings(tracer_provider=provider, include_content=content) if provider else False
+    )

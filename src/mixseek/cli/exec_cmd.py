@@ -28,7 +28,7 @@ from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts, say_on_interrupt
 from mixseek.cli.loading_guard import NOTHING_STARTED
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
-from mixseek.cli.otel import OtelOption, apply_otel
+from mixseek.cli.otel import OtelContentOption, OtelOption, apply_otel
 from mixseek.cli.prompt_input import given_reference, given_text
 from mixseek.cli.render import check_output_format, print_json
 from mixseek.config.workspace import Workspace, resolve_workspace
@@ -87,6 +87,7 @@ def exec_command(
     dry_run: DryRunOption = False,
     log_format: LogFormatOption = "text",
     otel: OtelOption = None,
+    otel_content: OtelContentOption = None,
     engine: EngineOption = None,
     temporal_address: TemporalAddressOption = None,
     workers: WorkersOption = None,
@@ -113,7 +114,7 @@ def exec_command(
         from mixseek.orchestrator.preflight import reference_problems
         from mixseek.storage.health import check_store
 
-        loaded = apply_otel(load_execution_config(ws, config), otel)  # what `mixseek.load_workspace` does
+        loaded = apply_otel(load_execution_config(ws, config), otel, otel_content)  # as `load_workspace` does
         if dry_run:
             _dry_run(loaded, output_format)
             return

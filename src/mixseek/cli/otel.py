@@ -1,6 +1,6 @@
-"""`mixseek exec --otel off|console|otlp|logfire`: where an execution's OpenTelemetry spans go. The flag wins
-over `[orchestrator] telemetry`; either is switched on before anything runs, so a missing package is one line
-and exit 2. OpenTelemetry loads only then."""
+"""`mixseek exec --otel off|console|otlp|logfire [--otel-content on|off]`: where spans go and whether they
+carry text. The flags win over `[orchestrator] telemetry` and `telemetry_content`; a missing package is one
+line and exit 2. OpenTelemetry loads only then."""
 
 from __future__ import annotations
 
@@ -24,20 +24,29 @@ OtelOption = Annotated[
         show_default=False,
     ),
 ]
+OtelContentOption = Annotated[
+    str | None,
+    typer.Option(
+        "--otel-content", help="on, or off: spans without prompts, answers and comments.", show_default=False
+    ),
+]
 
 
-def apply_otel(loaded: ExecutionConfig, otel: str | None) -> ExecutionConfig:
-    """Switch on the spans `--otel`, or else the config, asks for; the config with the flag's choice."""
+def apply_otel(loaded: ExecutionConfig, otel: str | None, content: str | None = None) -> ExecutionConfig:
+    """Switch on the spans `--otel`, or else the config, asks for; the config with the flags' choices."""
     from mixseek.orchestrator.orchestrator import telemetry_site
     from mixseek.telemetry import TELEMETRY_MODES, configure_telemetry
 
     if otel is not None and otel not in TELEMETRY_MODES:
         raise InputError(f"--otel: must be one of {', '.join(TELEMETRY_MODES)} (got '{otel}')")
+    if content not in (None, "on", "off"):
+        raise InputError(f"--otel-content: must be on or off (got '{content}')")
     mode = cast("TelemetryMode", otel) if otel is not None else loaded.orchestrator.value.telemetry
     if mode != "off":
         source, key = ("--otel", None) if otel is not None else telemetry_site(loaded.orchestrator)
         configure_telemetry(mode, source=source, key=key)
-    if mode == loaded.orchestrator.value.telemetry:
+    update = {"telemetry": mode} | ({"telemetry_content": content} if content else {})
+    if all(getattr(loaded.orchestrator.value, k) == v for k, v in update.items()):
         return loaded
-    settings = loaded.orchestrator.value.model_copy(update={"telemetry": mode})
+    settings = loaded.orchestrator.value.model_copy(update=update)
     return dataclasses.replace(loaded, orchestrator=dataclasses.replace(loaded.orchestrator, value=settings))

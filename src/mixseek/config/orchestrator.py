@@ -58,6 +58,8 @@ class OrchestratorSettings(MixseekSettings):
     51,200 events or 50 MB; a long history also makes every replay slower)."""
     telemetry: TelemetryMode = "off"
     """Where OpenTelemetry spans go (`mixseek.telemetry`); `mixseek exec --otel` wins over it."""
+    telemetry_content: Literal["on", "off"] = "on"
+    """"off": spans carry no prompt, answer, comment, tool argument or error text (`--otel-content`)."""
     evaluator_config: str = "evaluator.toml"
     judgment_config: str = "judgment.toml"
     pairwise_config: str = "pairwise.toml"

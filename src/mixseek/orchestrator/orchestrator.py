@@ -104,6 +104,8 @@ class Orchestrator:
         # the execution's reference answer, set by `run` or read back by `resume`
         self.reference: str | None = None
         s = self.settings
+        if s.telemetry_content == "off":  # for the process: a later "on" must not expose what was hidden
+            telemetry.include_content(False)
         if s.telemetry != "off":  # "off" switches nothing on: see `mixseek.telemetry`
             source, key = telemetry_site(config.orchestrator)
             telemetry.configure_telemetry(s.telemetry, source=source, key=key)
@@ -127,7 +129,9 @@ class Orchestrator:
             "workspace": str(self.config.workspace.root),
             "orchestrator_file": str(self.config.orchestrator.file),
             # where spans go, and which engine runs the rounds, change nothing a resume would redo
-            "orchestrator": self.settings.model_dump(mode="json", exclude={"telemetry", "engine"}),
+            "orchestrator": self.settings.model_dump(
+                mode="json", exclude={"telemetry", "telemetry_content", "engine"}
+            ),
             "teams": {e.config.team_id: e.config.model_dump(mode="json") for e in self.config.teams},
             "evaluator": self.config.evaluator.value.model_dump(mode="json"),
             "judgment": self.config.judgment.value.model_dump(mode="json"),

@@ -14,7 +14,9 @@ from mixseek.version import __version__
 def work_hash(config: ExecutionConfig) -> str:
     """sha256 of everything that shapes a team round or a judgment."""
     data = {
-        "orchestrator": config.orchestrator.value.model_dump(mode="json", exclude={"telemetry", "engine"}),
+        "orchestrator": config.orchestrator.value.model_dump(
+            mode="json", exclude={"telemetry", "telemetry_content", "engine"}
+        ),
         "teams": {e.config.team_id: e.config.model_dump(mode="json") for e in config.teams},
         "evaluator": config.evaluator.value.model_dump(mode="json"),
         "judgment": config.judgment.value.model_dump(mode="json"),
