@@ -162,6 +162,7 @@ ROOMS: dict[str, tuple[int, int, str]] = {
     "stats": (1, 1, "statistics"),
     "text_safety": (1, 1, "safe text"),
     "version": (1, 1, "the version"),
+    "models": (1, 1, "mixseek-core's plugin records"),
 }
 COMPONENTS_FLOOR = 7
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic_ai import UsageLimitExceeded
 
@@ -16,6 +18,7 @@ from mixseek.evaluator.metrics.base import Metric
 from mixseek.evaluator.metrics.reference import ReferenceMetric
 from mixseek.evaluator.metrics.registry import create_metric
 from mixseek.evaluator.models import EvaluationResult, JudgeResult, MetricResult
+from mixseek.llm.governor import scope_context
 
 EvaluatorPromptRenderer = Callable[[str, str], str]
 
@@ -26,6 +29,13 @@ class EvaluationError(RuntimeFailure):
     def __init__(self, metric: str, cause: BaseException) -> None:
         self.metric = metric
         super().__init__(f"evaluator metric '{metric}' failed: {describe_exception(cause)}")
+
+
+def _context_for(metric: Metric) -> dict[str, Any]:
+    """The execution context keywords `metric.score` declares (all, if it takes `**kwargs`)."""
+    params = inspect.signature(metric.score).parameters
+    every = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    return {k: v for k, v in scope_context().items() if every or k in params}
 
 
 class Evaluator:
@@ -55,10 +65,10 @@ class Evaluator:
         started = time.perf_counter()
         with telemetry.span("mixseek.metric", metric=metric.name, weight=self.weights[metric.name]) as span:
             try:
+                context = _context_for(metric)
                 if isinstance(metric, ReferenceMetric):  # only these see the answer key
-                    outcome = await metric.score(user_prompt, submission, prompt, reference=reference)
-                else:
-                    outcome = await metric.score(user_prompt, submission, prompt)
+                    context["reference"] = reference
+                outcome = await metric.score(user_prompt, submission, prompt, **context)
             except UsageLimitExceeded:
                 raise
             except Exception as exc:

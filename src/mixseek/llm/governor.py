@@ -32,15 +32,24 @@ class CallScope:
 
 
 _scope: ContextVar[CallScope | None] = ContextVar("mixseek_call_scope", default=None)
+_execution: ContextVar[str | None] = ContextVar("mixseek_call_execution", default=None)
 
 
 @contextmanager
-def call_scope(team_id: str, round_number: int) -> Iterator[None]:
-    token = _scope.set(CallScope(team_id, round_number))
+def call_scope(team_id: str, round_number: int, execution_id: str | None = None) -> Iterator[None]:
+    token, execution = _scope.set(CallScope(team_id, round_number)), _execution.set(execution_id)
     try:
         yield
     finally:
         _scope.reset(token)
+        _execution.reset(execution)
+
+
+def scope_context() -> dict[str, str | int | None]:
+    """The execution, team and round the running code works for (all None outside a team round)."""
+    scope = _scope.get()
+    team_id, round_number = (scope.team_id, scope.round_number) if scope else (None, None)
+    return {"execution_id": _execution.get(), "team_id": team_id, "round_number": round_number}
 
 
 class BudgetExceeded(UsageLimitExceeded, RuntimeFailure):

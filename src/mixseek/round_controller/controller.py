@@ -119,7 +119,8 @@ class RoundController:
 
     async def _attempt(self, round_number: int, snapshot: RoundSnapshot) -> RoundOutcome:
         started = _now()
-        with call_scope(self.team_id, round_number), own_texts(template_words(self.prompt_builder)):
+        scope = call_scope(self.team_id, round_number, self.execution_id)
+        with scope, own_texts(template_words(self.prompt_builder)):
             try:
                 async with asyncio.timeout(self.timeout_seconds):
                     return await self._run(round_number, started, snapshot)

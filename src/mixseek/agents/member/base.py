@@ -1,6 +1,6 @@
-"""The member-agent base class: built-in types and custom plugins share it. A custom type subclasses
-`MemberAgent` (or `LLMMemberAgent` for an LLM with extra tools); its `options_model` validates
-`[team.members.options]`, which it receives as `self.options`."""
+"""The member-agent base classes. A custom type subclasses `MemberAgent` (or `LLMMemberAgent`, an LLM with
+extra tools), whose `options_model` validates `[team.members.options]` (`self.options`), or mixseek-core's
+`BaseMemberAgent`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from pydantic_ai import Agent, RunUsage, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
@@ -18,8 +18,12 @@ from pydantic_ai.usage import UsageLimits
 from mixseek.agents.model_settings import agent_model_settings
 from mixseek.config.prompt_defaults import DEFAULT_MEMBER_SYSTEM_INSTRUCTION
 from mixseek.config.team_models import MemberAgentConfig
+from mixseek.errors import RuntimeFailure
 from mixseek.llm.factory import create_model
+from mixseek.llm.governor import scope_context
 from mixseek.llm.retrying import RetryingModel
+from mixseek.llm.usage import usage_from_dict
+from mixseek.models import member_agent as core
 
 
 @dataclass
@@ -54,6 +58,10 @@ class MemberAgent(ABC):
         self.config = config
         self.role = role or f"member '{config.agent_name}'"
         self.options: BaseModel | None = config.member_options(type(self).options_model, source=self.role)
+
+    @classmethod
+    def create(cls, config: MemberAgentConfig, *, role: str | None = None) -> MemberAgent:
+        return cls(config, role=role)
 
     @abstractmethod
     async def run(
@@ -96,3 +104,74 @@ class LLMMemberAgent(MemberAgent):
         result = await self.agent.run(task, usage=usage, usage_limits=usage_limits)
         new_messages = result.new_messages()
         return MemberResult(content=result.output, usage=usage_of(new_messages), messages=new_messages)
+
+
+class _CoreMetadata(BaseModel):
+    """A mixseek-core member's `metadata`: any table."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class BaseMemberAgent(MemberAgent):
+    """mixseek-core's member plugin: a subclass implements `execute(task, context=None, **kwargs)` and
+    gets `self.config` in mixseek-core's form; `context` holds `execution_id`, `team_id` and
+    `round_number`. Usage is the result's `usage_info`, else that of its `all_messages`."""
+
+    options_model = _CoreMetadata
+    config: core.MemberAgentConfig  # type: ignore[assignment]
+
+    def __init__(self, config: core.MemberAgentConfig) -> None:
+        self.config = config
+
+    @classmethod
+    def create(cls, config: MemberAgentConfig, *, role: str | None = None) -> MemberAgent:
+        role = role or f"member '{config.agent_name}'"
+        options = config.member_options(cls.options_model, source=role)
+        metadata = options.model_dump() if options is not None else {}
+        view = core.MemberAgentConfig(
+            **config.model_dump(include=set(core.MemberAgentConfig.model_fields) - {"model"}),
+            name=config.agent_name,
+            type=config.agent_type,
+            model=RetryingModel(create_model(config.model, role=role), max_retries=config.max_retries),
+            description=config.tool_description,
+            tool_settings=metadata.get("tool_settings"),
+            metadata=metadata,
+        )
+        agent = cls(view)
+        agent.role, agent.options = role, options
+        return agent
+
+    @property
+    def agent_name(self) -> str:
+        return self.config.name
+
+    @property
+    def agent_type(self) -> str:  # type: ignore[override]
+        return self.config.type
+
+    @abstractmethod
+    async def execute(
+        self, task: str, context: dict[str, Any] | None = None, **kwargs: Any
+    ) -> core.MemberAgentResult: ...
+
+    async def initialize(self) -> None:
+        """Called before each task."""
+
+    async def cleanup(self) -> None:
+        """Called after each task."""
+
+    async def run(
+        self, task: str, *, usage: RunUsage | None = None, usage_limits: UsageLimits | None = None
+    ) -> MemberResult:
+        await self.initialize()
+        try:
+            result = await self.execute(task, context=scope_context())
+        finally:
+            await self.cleanup()
+        if result.is_error():
+            raise RuntimeFailure(result.error_message or f"{self.role} failed")
+        messages = list(result.all_messages or [])
+        spent = usage_from_dict(result.usage_info) if result.usage_info else usage_of(messages)
+        if usage is not None:
+            usage.incr(spent)
+        return MemberResult(content=result.content, usage=spent, messages=messages)

@@ -72,7 +72,7 @@ def create_member(
     config: MemberAgentConfig, *, role: str | None = None, base_dir: Path | None = None
 ) -> MemberAgent:
     """Build the member agent a config describes; it receives its validated options as `.options`."""
-    return member_class(config, base_dir=base_dir)(config, role=role)
+    return member_class(config, base_dir=base_dir).create(config, role=role)
 
 
 def member_problems(config: ExecutionConfig) -> list[ConfigError]:

@@ -1,5 +1,5 @@
-"""The metric base classes; custom metrics subclass `Metric` or `LLMMetric`. A custom metric is named in
-evaluator.toml as `[[evaluator.metrics]] name = "mine"  class_path = "package.module:Class"` (or
+"""The metric base classes; custom metrics subclass `Metric`, `LLMMetric` or mixseek-core's `BaseMetric`,
+named in evaluator.toml as `[[evaluator.metrics]] name = "mine"  class_path = "package.module:Class"` (or
 `path/to/file.py:Class`, relative to evaluator.toml)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic_ai import Agent, RunUsage
 from pydantic_ai.models import Model
@@ -20,6 +20,7 @@ from mixseek.evaluator.panel import JudgeVerdict, ask_panel, panel_score
 from mixseek.llm.factory import create_model
 from mixseek.llm.model_objects import model_label
 from mixseek.llm.structured import structured_agent
+from mixseek.models import evaluation_result as core
 
 
 @dataclass
@@ -35,11 +36,9 @@ class MetricOutcome:
 
 
 class Metric(ABC):
-    """Scores a submission 0–100. `score` gets the task, the submission and the rendered evaluator prompt —
-    never the execution's reference answer, so that existing metrics keep their signature. A metric that
-    compares with the reference answer (`mixseek exec --reference`, `Mixseek.run(..., reference=)`) subclasses
-    `ReferenceMetric` (`mixseek.evaluator.metrics.reference`): its `score` also takes the keyword `reference`,
-    and an execution without a reference is refused at its start."""
+    """Scores a submission 0–100. `score` gets the task, the submission and the rendered evaluator prompt, and
+    those of the keywords `execution_id`, `team_id`, `round_number` it declares (or all, with `**kwargs`); a
+    `ReferenceMetric` also gets the execution's reference answer (`reference`)."""
 
     def __init__(self, config: MetricConfig, settings: EvaluatorSettings) -> None:
         self.config = config
@@ -118,3 +117,33 @@ class LLMMetric(Metric):
             judges=verdicts,
             aggregate=self.config.aggregate,
         )
+
+
+class BaseMetric(Metric):
+    """mixseek-core's metric: a subclass implements `evaluate` and is built without arguments."""
+
+    def __init__(self) -> None:
+        """Its config and settings are set by `create`."""
+
+    @classmethod
+    def create(cls, config: MetricConfig, settings: EvaluatorSettings, *, base_dir: Path | None) -> Metric:
+        metric = cls()
+        Metric.__init__(metric, config, settings)
+        return metric
+
+    @abstractmethod
+    async def evaluate(
+        self,
+        user_query: str,
+        submission: str,
+        execution_id: str | None = None,
+        team_id: str | None = None,
+        round_number: int | None = None,
+        **kwargs: object,
+    ) -> core.MetricScore: ...
+
+    async def score(
+        self, user_prompt: str, submission: str, evaluator_prompt: str, **context: Any
+    ) -> MetricOutcome:
+        result = await self.evaluate(user_prompt, submission, **context)
+        return MetricOutcome(score=result.score, comment=result.evaluator_comment)
