@@ -60,7 +60,8 @@ def planted(model: FunctionModel) -> FunctionModel:
             if isinstance(part, TextPart):
                 part.content += ANSWER_TAG
             elif isinstance(part, ToolCallPart) and isinstance(part.args, dict):
-                part.args.update({k: part.args[k] + tag for k, tag in ARGUMENT_TAGS.items() if k in part.args})
+                args = part.args
+                args.update({k: args[k] + tag for k, tag in ARGUMENT_TAGS.items() if k in args})
         return response
 
     return FunctionModel(function, model_name=model.model_name)

@@ -30,6 +30,10 @@ def _cli() -> None:
 
 def main() -> NoReturn:
     """The `mixseek` command."""
+    from mixseek.cli.json_stderr import requested, use_json_stderr
+
+    if requested(sys.argv[1:]):
+        use_json_stderr()
     try:
         run_guarded(_cli)
     except SystemExit as exc:

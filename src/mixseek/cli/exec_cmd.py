@@ -26,6 +26,7 @@ from mixseek.cli.engine_options import (
 )
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts, say_on_interrupt
+from mixseek.cli.json_stderr import JsonLines, use_json_stderr
 from mixseek.cli.loading_guard import NOTHING_STARTED
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
 from mixseek.cli.otel import OtelContentOption, OtelOption, apply_otel
@@ -70,7 +71,9 @@ ExecutionIdOption = Annotated[
     ),
 ]
 DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Check everything; call no model.")]
-LogFormatOption = Annotated[str, typer.Option("--log-format", help="logs/mixseek.log as text or json.")]
+LogFormatOption = Annotated[
+    str, typer.Option("--log-format", help="logs/mixseek.log and stderr as text or json.")
+]
 
 
 @cli_errors
@@ -95,8 +98,10 @@ def exec_command(
 ) -> None:
     """Run all teams on PROMPT for up to max_rounds rounds; the best submission wins."""
     try:  # from the first statement: a Ctrl-C at any moment before the execution is told
-        check_output_format(output_format)
         check_output_format(log_format, "--log-format")
+        if log_format == "json":
+            use_json_stderr()
+        check_output_format(output_format)
         prompt = given_text(prompt, prompt_file, name="PROMPT", option="--prompt-file")
         if resume is None and (prompt is None or not prompt.strip()):
             raise InputError(
@@ -227,7 +232,7 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
             sinks.append(live)
             say = live.note
         else:
-            sinks.append(LogLineSink(sys.stderr))
+            sinks.append(sys.stderr.event if isinstance(sys.stderr, JsonLines) else LogLineSink(sys.stderr))
             say = functools.partial(print_line, err=True)
         if stored is not None:
             line = _resuming_line(stored, len(teams), max_rounds)  # once the resume has begun, not if refused
