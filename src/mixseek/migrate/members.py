@@ -157,13 +157,18 @@ def convert_member(data: Mapping[str, Any], where: Where, report: Report) -> dic
         text = instruction_text(data["system_instruction"], where, "system_instruction", report)
         if text is not None:
             member["system_instruction"] = text
+    metadata = dict(data["metadata"]) if isinstance(data.get("metadata"), Mapping) else {}
     class_path = _class_path(data.get("plugin"), where, report)
-    if class_path is not None:
+    if class_path is not None:  # the plugin reads its `metadata`, `tool_settings` in it, as before
         member["class_path"] = class_path
-    member.update(_tool_settings(data, member_type, where, report))
-    metadata = data.get("metadata")
-    if isinstance(metadata, Mapping) and set(metadata) - {"tool_settings"}:
-        report.drop(where.file, where.key("metadata"), "no equivalent")
+        if data.get("tool_settings") is not None:
+            metadata.setdefault("tool_settings", data["tool_settings"])
+        if metadata:
+            member["options"] = metadata
+    else:
+        member.update(_tool_settings(data, member_type, where, report))
+        if set(metadata) - {"tool_settings"}:
+            report.drop(where.file, where.key("metadata"), "no equivalent")
     if "tool_description" in data and "description" in data:
         report.drop(where.file, where.key("description"), "tool_description is used instead")
     drop_all(data, sorted(set(data) - _HANDLED - {"config"}), where, report, _DROPS)

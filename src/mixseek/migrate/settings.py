@@ -111,13 +111,20 @@ def _table_or_top(data: Mapping[str, Any], section: str) -> Mapping[str, Any]:
     return body if isinstance(body, Mapping) else data
 
 
-def _metric(entry: Mapping[str, Any], where: Where, report: Report) -> dict[str, Any] | None:
+def _metric(
+    entry: Mapping[str, Any], where: Where, report: Report, custom: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """`custom`: mixseek-core's `[custom_metrics]` whose `module` and `class` make a class_path."""
     name = entry.get("name")
     converted = METRIC_NAMES.get(name, name) if isinstance(name, str) else None
-    if converted not in METRIC_NAMES.values():
+    if isinstance(name, str) and name in custom:
+        metric: dict[str, Any] = {"name": name, "class_path": custom[name]}
+        report.change(where.file, where.key("name"), f"class_path = '{custom[name]}' (from custom_metrics)")
+    elif converted not in METRIC_NAMES.values():
         report.drop(where.file, where.key("name"), f"unknown metric {name!r}: no equivalent metric")
         return None
-    metric: dict[str, Any] = {"name": converted}
+    else:
+        metric = {"name": converted}
     copy_keys(
         entry,
         metric,
@@ -155,10 +162,16 @@ def convert_evaluator(data: Mapping[str, Any], where: Where, report: Report) -> 
         if key in body or key in defaults:
             out[key] = body.get(key, defaults.get(key))
     out.setdefault("timeout_seconds", LEGACY_EVALUATOR_TIMEOUT_SECONDS)
+    customs = body.get("custom_metrics")
+    custom = {
+        name: f"{c['module']}:{c['class']}"
+        for name, c in (customs.items() if isinstance(customs, Mapping) else ())
+        if isinstance(c, Mapping) and isinstance(c.get("module"), str) and isinstance(c.get("class"), str)
+    }
     metrics = []
     for i, entry in enumerate(body.get("metrics") or []):
         if isinstance(entry, Mapping):
-            metric = _metric(entry, at.at(f"metrics[{i}]"), report)
+            metric = _metric(entry, at.at(f"metrics[{i}]"), report, custom)
             if metric is not None:
                 metrics.append(metric)
     if metrics:
@@ -175,6 +188,7 @@ def convert_evaluator(data: Mapping[str, Any], where: Where, report: Report) -> 
         "max_retries",
         "timeout_seconds",
         "metrics",
+        *(["custom_metrics"] if isinstance(customs, Mapping) and set(customs) == set(custom) else []),
     }
     reasons = {**_SAMPLING_DROPS, "custom_metrics": "no equivalent: name a class with class_path in a metric"}
     drop_all(body, sorted(set(body) - handled), at, report, reasons)
