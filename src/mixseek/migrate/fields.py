@@ -12,8 +12,10 @@ from mixseek.migrate.report import Report
 # workspace behaves as the old one did.
 LEGACY_DEFAULT_MODEL = "google-gla:gemini-flash-lite-latest"
 
-# mixseek-core's own prefixes for xAI; pydantic-ai calls the provider `xai` (key: XAI_API_KEY).
-_PROVIDERS = {"grok": "xai", "grok-responses": "xai"}
+# mixseek-core's own prefixes pydantic-ai does not know: its provider, and where the credentials go.
+_XAI = ("xai", "set XAI_API_KEY for it")
+_OPENAI_COMPATIBLE = "set VLLM_BASE_URL and VLLM_API_KEY to what MODEL_API_URL and MODEL_API_KEY were"
+_PROVIDERS = {"grok": _XAI, "grok-responses": _XAI, "qwen": ("vllm", _OPENAI_COMPATIBLE)}
 
 
 @dataclass(frozen=True)
@@ -31,16 +33,14 @@ class Where:
 
 
 def convert_model(model: Any, where: Where, key: str, report: Report) -> Any:
-    """A model string with mixseek-core's xAI prefixes renamed; anything else unchanged."""
+    """A model string with mixseek-core's own prefixes renamed; anything else unchanged."""
     if not isinstance(model, str):
         return model
     provider, sep, name = model.partition(":")
     if sep and provider in _PROVIDERS:
-        renamed = f"{_PROVIDERS[provider]}:{name}"
-        report.change(
-            where.file, where.key(key), f"model '{model}' written as '{renamed}' (set XAI_API_KEY for it)"
-        )
-        return renamed
+        renamed, note = _PROVIDERS[provider]
+        report.change(where.file, where.key(key), f"model '{model}' written as '{renamed}:{name}' ({note})")
+        return f"{renamed}:{name}"
     return model
 
 
