@@ -1,13 +1,5 @@
-"""Spans without credential values: the exporters mixseek sets up only see redacted spans.
-
-pydantic-ai records each model call's prompts and answers, the response's `model` and `id`, and
-the exception of a failed call (whose message may quote an error body that echoes the key) as
-span attributes, events and status. `RedactingSpanExporter` applies the `Redactor` to a span's
-name, attributes, events, links, status and resource before the real exporter (console, OTLP)
-writes or sends it, so that one place covers whatever any instrumentation put there.
-
-Imported only when mixseek builds an SDK provider (the OpenTelemetry SDK is optional).
-"""
+"""Spans without credential values (a provider's error may echo the key): mixseek's exporters see each span
+redacted, whatever instrumentation wrote it. Imported only with the (optional) OpenTelemetry SDK."""
 
 from __future__ import annotations
 

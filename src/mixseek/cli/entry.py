@@ -1,6 +1,5 @@
-"""The `mixseek` program: Ctrl-C at any moment ends it with exit code 130 and one line on stderr. Its first
-statement installs `cli.loading_guard`, before anything else loads; once a command begins,
-`cli.interrupts.run_guarded` turns its interrupt into the same kind of line."""
+"""The `mixseek` program: Ctrl-C at any moment ends it with exit 130 and one line on stderr (`loading_guard`
+from the first statement, then `interrupts.run_guarded`)."""
 
 from mixseek.cli.loading_guard import install
 
@@ -45,11 +44,8 @@ def main() -> NoReturn:
 
 
 def leave(code: object) -> NoReturn:
-    """Exit with `code` (as `SystemExit(code)` would), without re-raising a handled interrupt. A process that
-    started Temporal's runtime skips finalization once its output is flushed: the runtime's threads may call
-    into Python while it shuts down and abort it (temporalio/sdk-python#300). Any other ends normally less the
-    last cyclic garbage collections, which would walk every object the imports made (40,000 for `runs list`)
-    for longer than a quick command's own work."""
+    """Exit with `code`, not re-raising a handled interrupt. With Temporal's runtime started, skip
+    finalization (its threads may abort it: temporalio/sdk-python#300); else the last (slow) collections."""
     forget_handled_interrupts()
     runtime = sys.modules.get("mixseek.orchestrator.temporal.sdk_runtime")
     if runtime is None or not runtime.started():

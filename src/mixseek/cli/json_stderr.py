@@ -52,19 +52,9 @@ class JsonLines(io.TextIOBase):
         """An execution's event: its JSONL fields and its log line."""
         self.put({**event.as_dict(), "level": "info", "message": event.as_line()})
 
-    def finish(self) -> None:
-        """The last line, if it did not end."""
-        self.write("\n" if self.pending else "")
-
-    def writable(self) -> bool:
-        return True
-
-    def isatty(self) -> bool:
-        return False
-
 
 def use_json_stderr() -> None:
     """Make `sys.stderr` JSON lines for the rest of the process (once)."""
     if not isinstance(sys.stderr, JsonLines):
         sys.stderr = stream = JsonLines(sys.stderr)
-        atexit.register(stream.finish)
+        atexit.register(stream.write, "\n")  # the last line, if it did not end

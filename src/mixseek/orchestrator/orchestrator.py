@@ -1,9 +1,5 @@
-"""Running an execution, or resuming an interrupted one, with the local driver of the round protocol.
-
-State lives in the store: the protocol starts from the stored progress, so a fresh run and a
-resumed one take the same path. One process at a time runs an execution, holding its lease
-(`storage.lease`) until the final status; a process that loses the lease stops writing.
-"""
+"""Running or resuming an execution with the local driver of the round protocol, from the stored progress
+(so both take one path); the process holding its lease (`storage.lease`) is the only one writing."""
 
 from __future__ import annotations
 
@@ -148,8 +144,7 @@ class Orchestrator:
     async def run(
         self, user_prompt: str, *, execution_id: str | None = None, reference: str | None = None
     ) -> ExecutionSummary:
-        """Run a new execution of `user_prompt`; `reference` is its reference answer, which the
-        evaluator's reference metrics compare submissions with and no team ever sees."""
+        """Run a new execution of `user_prompt`; `reference` is for the reference metrics, never the teams."""
         self._check_reference(reference)
         self.reference = reference
         execution_id = execution_id or new_execution_id()
@@ -221,9 +216,7 @@ class Orchestrator:
 
     @asynccontextmanager
     async def _ownership(self, execution_id: str, owner: ExecutionOwner) -> AsyncIterator[None]:
-        """While the body runs, keep `owner`'s lease fresh. If the body ends in an error,
-        leave the execution interrupted (resumable) and released rather than `running`
-        (when the store itself fails, the dead owner makes readers see it interrupted)."""
+        """Keep `owner`'s lease fresh while the body runs; on an error leave the execution interrupted."""
         self._owner, self._lease_lost = owner, None
         self._heartbeat_task = asyncio.create_task(
             self._heartbeat(execution_id, owner, asyncio.current_task()), name="mixseek-heartbeat"
@@ -243,9 +236,7 @@ class Orchestrator:
             await self._stop_heartbeat()
 
     async def _stop_heartbeat(self) -> None:
-        """Before the final status is written: a beat after it would find the lease gone.
-
-        Waits for the beat to end, so a renewal under way cannot reopen the file after it closes."""
+        """Before the final status (a later beat finds no lease); awaited, so no renewal reopens the file."""
         task, self._heartbeat_task = self._heartbeat_task, None
         if task is not None:
             task.cancel()
@@ -352,10 +343,7 @@ class Orchestrator:
         return summary
 
     async def _release_store(self, execution_id: str) -> None:
-        """Release the file at once: a reader in this process or another may open it next.
-
-        The final status is in the file itself by now (`finish_execution`), so a failure to
-        close it loses nothing: it is logged, and the execution stays finished as stored."""
+        """Release the file for readers at once; the final status is stored: a failed close is only logged."""
         try:
             await self.store.aclose()
         except StorageError as exc:
@@ -369,8 +357,7 @@ class Orchestrator:
     async def _pairwise_stage(
         self, execution_id: str, user_prompt: str, stop: StopReason, best_rounds: dict[str, int]
     ) -> PairwiseView | None:
-        """The final pairwise ranking of the teams' best submissions, when it is enabled and the
-        rounds ended on their own or on the budget (which then stops the stage at once)."""
+        """The pairwise ranking of the teams' best submissions, when enabled and not interrupted."""
         if self.pairwise_judge is None or stop == "interrupted":
             return None
         settings = self.config.pairwise.value
@@ -413,10 +400,7 @@ class Orchestrator:
         progress: dict[str, TeamProgress],
         stop: tuple[StopReason, str | None],
     ) -> ExecutionSummary:
-        """End the execution: final rounds, the pairwise stage, the summary, the final status.
-
-        An interruption leaves the teams it cut off `interrupted` (not `completed`), without a
-        final round: a resume plays their next rounds."""
+        """Final rounds, pairwise stage, summary, final status; teams an interrupt cut off stay resumable."""
         self.events.emit(ExecutionStopping(execution_id=execution_id, reason=stop[0], detail=stop[1]))
         cut = {t for t, team in progress.items() if stop[0] == "interrupted" and not team.ended}
         best_rounds = {t: team.best_round() for t, team in progress.items() if team.completed}
