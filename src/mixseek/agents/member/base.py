@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 from pydantic_ai import Agent, RunUsage, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
@@ -106,10 +106,8 @@ class LLMMemberAgent(MemberAgent):
         return MemberResult(content=result.output, usage=usage_of(new_messages), messages=new_messages)
 
 
-class _CoreMetadata(BaseModel):
+class _CoreMetadata(BaseModel, extra="allow"):
     """A mixseek-core member's `metadata`: any table."""
-
-    model_config = ConfigDict(extra="allow")
 
 
 class BaseMemberAgent(MemberAgent):
@@ -129,7 +127,7 @@ class BaseMemberAgent(MemberAgent):
         options = config.member_options(cls.options_model, source=role)
         metadata = options.model_dump() if options is not None else {}
         view = core.MemberAgentConfig(
-            **config.model_dump(include=set(core.MemberAgentConfig.model_fields) - {"model"}),
+            **config.model_dump(exclude={"model", "options"}),
             name=config.agent_name,
             type=config.agent_type,
             model=RetryingModel(create_model(config.model, role=role), max_retries=config.max_retries),
