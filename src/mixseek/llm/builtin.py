@@ -10,41 +10,25 @@ from mixseek.errors import InputError
 from mixseek.llm.credentials import CREDENTIAL_RULES
 from mixseek.llm.model_string import ACCEPTED_FORM, PROVIDER_ALIASES
 
-# pydantic-ai-slim optional group per provider (mixseek's extras of the same names are exactly these).
-_SDK_GROUPS: dict[str, str] = {
-    "openai": "openai",
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-    "anthropic": "anthropic",
-    "google": "google",
-    "google-cloud": "google",
-    "groq": "groq",
-}
-
+# pydantic-ai names the optional group of a provider's SDK in the ImportError it raises.
 _SLIM_GROUP_RE = re.compile(r"pydantic-ai-slim\[([A-Za-z0-9_-]+)\]")
 
 # Offered in "did you mean" suggestions for unknown providers.
 _SUGGESTABLE = frozenset({*CREDENTIAL_RULES, *PROVIDER_ALIASES, "bedrock", "google-cloud", "local"})
 
 
-def install_command(provider: str, error: ImportError) -> str:
-    """The pip command that installs what `provider` is missing. Named by pydantic-ai-slim's extra, not
-    mixseek's: `pip install 'mixseek[openai]'` fails for someone who installed mixseek from a clone, while
-    this works however mixseek was installed."""
+def install_command(error: ImportError) -> str:
+    """The pip command that installs a provider's missing SDK: pydantic-ai-slim's extra, not mixseek's
+    (`mixseek[openai]` fails for someone who installed mixseek from a clone)."""
     match = _SLIM_GROUP_RE.search(str(error))
-    group = _SDK_GROUPS.get(provider) or (match.group(1) if match else None)
-    if group:
-        return f"pip install 'pydantic-ai-slim[{group}]'"
-    return "install the provider's SDK"
+    return f"pip install 'pydantic-ai-slim[{match.group(1)}]'" if match else "install the provider's SDK"
 
 
 def missing_sdk_error(model: str, role: str, provider: str, error: ImportError) -> InputError:
     """The one-line error for a provider whose SDK is not installed."""
     package = _missing_package(error)
     what = f"the Python module {package!r}, which is" if package else "a provider SDK that is"
-    return InputError(
-        f"model {model!r} for {role} needs {what} not installed: {install_command(provider, error)}"
-    )
+    return InputError(f"model {model!r} for {role} needs {what} not installed: {install_command(error)}")
 
 
 def _missing_package(error: ImportError) -> str | None:
