@@ -30,8 +30,8 @@ class LegacyHistory:
     rounds: int = 0
 
 
-def _rows(conn: duckdb.DuckDBPyConnection, table: str, wanted: list[str], present: set[str]) -> list[Row]:
-    columns = [c for c in wanted if c in present]
+def _rows(conn: duckdb.DuckDBPyConnection, table: str, wanted: set[str], present: set[str]) -> list[Row]:
+    columns = sorted(wanted & present)
     cursor = conn.execute(f"SELECT {', '.join(columns)} FROM {table}")
     names = [d[0] for d in cursor.description or ()]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
@@ -60,42 +60,22 @@ def read_history(db: Path, report: Report) -> LegacyHistory:
         conn.close()
 
 
-_SUMMARY_COLUMNS = [
-    "execution_id",
-    "user_prompt",
-    "status",
-    "total_teams",
-    "total_execution_time_seconds",
-    "completed_at",
-    "created_at",
-]
-_BOARD_COLUMNS = [
-    "execution_id",
-    "team_id",
-    "team_name",
-    "round_number",
-    "submission_content",
-    "submission_format",
-    "score",
-    "evaluation_score",
-    "score_details",
-    "evaluation_feedback",
-    "usage_info",
-    "final_submission",
-    "exit_reason",
-    "created_at",
-]
-_HISTORY_COLUMNS = ["execution_id", "team_id", "round_number", "message_history", "member_submissions_record"]
-_STATUS_COLUMNS = [
-    "execution_id",
-    "team_id",
-    "round_number",
-    "should_continue",
-    "reasoning",
-    "confidence_score",
-    "round_started_at",
-    "round_ended_at",
-]
+_SUMMARY_COLUMNS = (
+    {"execution_id", "user_prompt", "status"}
+    | {"total_teams", "total_execution_time_seconds"}
+    | {"completed_at", "created_at"}
+)
+_BOARD_COLUMNS = (
+    {"execution_id", "team_id", "team_name", "round_number", "submission_content", "submission_format"}
+    | {"score", "evaluation_score", "score_details", "evaluation_feedback", "usage_info", "final_submission"}
+    | {"exit_reason", "created_at"}
+)
+_HISTORY_COLUMNS = {"execution_id", "team_id", "round_number", "message_history", "member_submissions_record"}
+_STATUS_COLUMNS = (
+    {"execution_id", "team_id", "round_number"}
+    | {"should_continue", "reasoning", "confidence_score"}
+    | {"round_started_at", "round_ended_at"}
+)
 Key = tuple[str, str, int]
 
 
@@ -114,7 +94,7 @@ class _Tables:
 
 
 def _tables(conn: duckdb.DuckDBPyConnection, columns: dict[str, set[str]]) -> _Tables:
-    def rows(table: str, wanted: list[str]) -> list[Row]:
+    def rows(table: str, wanted: set[str]) -> list[Row]:
         return _rows(conn, table, wanted, columns[table]) if table in columns else []
 
     boards: dict[str, dict[Key, Row]] = defaultdict(dict)

@@ -22,19 +22,8 @@ from w3lib.encoding import html_body_declared_encoding, resolve_encoding
 
 # Elements whose whole content is not readable text.
 _SKIP = frozenset(
-    {
-        "script",
-        "style",
-        "noscript",
-        "template",
-        "svg",
-        "math",
-        "iframe",
-        "object",
-        "canvas",
-        "select",
-        "datalist",
-    }
+    {"script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas", "select"}
+    | {"datalist"}
 )
 
 # Elements that may appear in <head>; any other start tag implicitly ends it (as browsers do).
@@ -44,60 +33,15 @@ _HEAD_CONTENT = frozenset(
 
 # Separated from the surrounding text by a blank line.
 _PARAGRAPH = frozenset(
-    {
-        "p",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "pre",
-        "blockquote",
-        "table",
-        "ul",
-        "ol",
-        "dl",
-        "figure",
-        "hr",
-        "form",
-        "fieldset",
-    }
+    {"p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table", "ul", "ol", "dl", "figure"}
+    | {"hr", "form", "fieldset"}
 )
 
 # Start and end on a line of their own.
 _BLOCK = frozenset(
-    {
-        "address",
-        "article",
-        "aside",
-        "body",
-        "br",
-        "caption",
-        "dd",
-        "details",
-        "dialog",
-        "div",
-        "dt",
-        "figcaption",
-        "footer",
-        "header",
-        "hgroup",
-        "html",
-        "legend",
-        "li",
-        "main",
-        "nav",
-        "option",
-        "section",
-        "summary",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "tr",
-    }
+    {"address", "article", "aside", "body", "br", "caption", "dd", "details", "dialog", "div", "dt"}
+    | {"figcaption", "footer", "header", "hgroup", "html", "legend", "li", "main", "nav", "option"}
+    | {"section", "summary", "tbody", "td", "tfoot", "th", "thead", "tr"}
 )
 
 _WHITESPACE = re.compile(r"\s+")

@@ -65,20 +65,9 @@ _ACCEPT = (
 )
 _HOSTNAME = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$")
 _TEXT_LIKE_APPLICATION_TYPES = frozenset(
-    {
-        "application/json",
-        "application/xml",
-        "application/javascript",
-        "application/x-javascript",
-        "application/ecmascript",
-        "application/ndjson",
-        "application/x-ndjson",
-        "application/yaml",
-        "application/x-yaml",
-        "application/toml",
-        "application/sql",
-        "application/graphql",
-    }
+    {"application/json", "application/xml", "application/javascript", "application/x-javascript"}
+    | {"application/ecmascript", "application/ndjson", "application/x-ndjson", "application/yaml"}
+    | {"application/x-yaml", "application/toml", "application/sql", "application/graphql"}
 )
 _NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
 # Bodies up to this size are turned into text on the event loop; bigger ones in a worker thread.
