@@ -47,20 +47,11 @@ _DIRECT = (
     "top_p",
     "seed",
 )
-_HANDLED = {
-    *_DIRECT,
-    "name",
-    "agent_name",
-    "type",
-    "agent_type",
-    "tool_description",
-    "description",
-    "model",
-    "system_instruction",
-    "plugin",
-    "tool_settings",
-    "metadata",
-}
+_HANDLED = (
+    {*_DIRECT, "name", "agent_name", "type", "agent_type"}
+    | {"tool_description", "description", "model", "system_instruction"}
+    | {"plugin", "tool_settings", "metadata"}
+)
 _DROPS = {
     **COMMON_DROPS,
     "capabilities": "informational only: the member type decides the tools",

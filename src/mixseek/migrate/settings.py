@@ -85,14 +85,10 @@ def convert_orchestrator(
         elif not isinstance(ref, str):
             report.drop(where.file, at.key(f"teams[{i}]"), 'needs config = "path"')
     out["teams"] = teams
-    handled = {
-        *LEGACY_ORCHESTRATOR,
-        "timeout_per_team_seconds",
-        "submission_timeout_seconds",
+    handled = {*LEGACY_ORCHESTRATOR, "timeout_per_team_seconds", "submission_timeout_seconds", "teams"} | {
         "evaluator_config",
         "judgment_config",
         "prompt_builder_config",
-        "teams",
     }
     reasons = {
         "judgment_timeout_seconds": "no equivalent: the judgment file's timeout_seconds bounds each judgment",
@@ -179,17 +175,9 @@ def convert_evaluator(data: Mapping[str, Any], where: Where, report: Report) -> 
         out["metrics"] = metrics
     elif body.get("metrics"):
         report.change(where.file, at.key("metrics"), "no metric carried over: the default metrics apply")
-    handled = {
-        "default_model",
-        "model",
-        "llm_default",
-        "temperature",
-        "max_tokens",
-        "max_retries",
-        "timeout_seconds",
-        "metrics",
-        *(["custom_metrics"] if isinstance(customs, Mapping) and set(customs) == set(custom) else []),
-    }
+    handled = {"default_model", "llm_default", "metrics", *out}
+    if isinstance(customs, Mapping) and set(customs) == set(custom):  # each entry is a metric's class_path
+        handled.add("custom_metrics")
     reasons = {**_SAMPLING_DROPS, "custom_metrics": "no equivalent: name a class with class_path in a metric"}
     drop_all(body, sorted(set(body) - handled), at, report, reasons)
     drop_all(
