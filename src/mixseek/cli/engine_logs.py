@@ -1,6 +1,5 @@
-"""Where the engine's log records go while a command runs executions: `logs/mixseek.log`, redacted. Without a
-handler Python's last resort prints a failed round's chained tracebacks (a provider's echoed key included) on
-stderr; `--verbose` shows records there too, redacted and cleaned."""
+"""The engine's log records while a command runs executions: `logs/mixseek.log`, redacted (else Python's last
+resort prints a failed round's tracebacks, an echoed key included, on stderr); `--verbose`: stderr too."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ def _json_log_formatter() -> logging.Formatter:
 
 
 class _LogFileHandler(logging.FileHandler):
-    """logs/mixseek.log. A line that cannot be written (a full disk) is dropped quietly: the
-    default prints a traceback on stderr for every such line, burying the one error that matters."""
+    """logs/mixseek.log; a line it cannot write (a full disk) is dropped, not a traceback on stderr each."""
 
     def handleError(self, record: logging.LogRecord) -> None:
         return
@@ -74,8 +72,7 @@ def _stderr_logging() -> logging.Handler:
 
 @contextmanager
 def engine_logs(workspace: Workspace, *, log_format: str = "text", verbose: bool = False) -> Iterator[None]:
-    """The `mixseek` logger's records to the log file (and warnings with `verbose` to stderr)
-    while the block runs."""
+    """The `mixseek` logger's records to the log file (and warnings with `verbose` to stderr) meanwhile."""
     with ExitStack() as stack:
         stack.callback(_remove, file_logging(workspace, log_format))
         if verbose:

@@ -1,12 +1,10 @@
-"""`mixseek exec`: run (or resume) an execution through `Mixseek.iter`, with the checks before it, the
-logs, the live view and the summary; stopped early, one line says what became of it (exit 130 or 2).
-"""
+"""`mixseek exec`: run (or resume) an execution through `Mixseek.iter`, with its checks, logs, live view and
+summary; stopped early, one line says what became of it (exit 130 or 2)."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -16,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mixseek.cli.console import print_line, stderr_console, stdout_console
-from mixseek.cli.engine_logs import file_logging
+from mixseek.cli.engine_logs import engine_logs
 from mixseek.cli.engine_options import (
     EngineOption,
     GovernorListenOption,
@@ -220,8 +218,7 @@ def _execute(run: _Run, output_format: str, log_format: str) -> ExecutionSummary
     interactive = sys.stdout.isatty() and output_format == "text"
     stored = _stored_view(ws, run.resume) if run.resume is not None else None
     with ExitStack() as stack:
-        handler = file_logging(ws, log_format)
-        stack.callback(logging.getLogger("mixseek").removeHandler, handler)
+        stack.enter_context(engine_logs(ws, log_format=log_format))
         sinks: list[EventSink] = [JsonlFileSink(ws.logs / f"{run.execution_id}.jsonl")]
         # the engine before the live table, whose redraws would garble what starting it prints
         announce = functools.partial(stderr_console().print, markup=False)

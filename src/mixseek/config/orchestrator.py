@@ -13,6 +13,8 @@ NO_TEAMS = 'at least one [[orchestrator.teams]] entry with config = "path" is re
 
 TelemetryMode = Literal["off", "console", "otlp", "logfire"]
 """Where OpenTelemetry spans go (`mixseek.telemetry` acts on it)."""
+NOT_COMPARED = {"telemetry", "telemetry_content", "engine"}
+"""Settings that change nothing a resume or a worker would redo: where spans go, their text, the engine."""
 
 
 class TeamReference(BaseModel):
@@ -53,9 +55,8 @@ class OrchestratorSettings(MixseekSettings):
     engine: Literal["local", "temporal"] = "local"
     """What runs the rounds: this process, or a Temporal workflow (`mixseek exec --engine` wins)."""
     temporal_history_events_per_run: int = Field(default=10_000, ge=1)
-    """With the Temporal engine: once a workflow run's history passes this many events, the
-    execution continues as a new run at the next round boundary (Temporal refuses a history past
-    51,200 events or 50 MB; a long history also makes every replay slower)."""
+    """Temporal: past this many history events a workflow continues as new at the next round (Temporal
+    refuses a history past 51,200 events or 50 MB, and a long one slows every replay)."""
     telemetry: TelemetryMode = "off"
     """Where OpenTelemetry spans go (`mixseek.telemetry`); `mixseek exec --otel` wins over it."""
     telemetry_content: Literal["on", "off"] = "on"
@@ -65,8 +66,7 @@ class OrchestratorSettings(MixseekSettings):
     pairwise_config: str = "pairwise.toml"
     """The optional final pairwise ranking stage (`[pairwise]`; off when the file is missing)."""
     teams: list[TeamReference] = Field(default_factory=list)
-    """The team files of `orchestrator.toml` (at least one there; see `bundle`). A config built in
-    code gives its teams to `mixseek.Mixseek` instead and leaves this empty."""
+    """The team files of `orchestrator.toml` (at least one there); empty in a config built in code."""
 
     @field_validator("teams")
     @classmethod

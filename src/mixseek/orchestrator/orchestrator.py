@@ -18,7 +18,7 @@ import mixseek.orchestrator.collector as collector
 import mixseek.telemetry as telemetry
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.config.loader import Loaded
-from mixseek.config.orchestrator import OrchestratorSettings
+from mixseek.config.orchestrator import NOT_COMPARED, OrchestratorSettings
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
 from mixseek.llm.demo_model import mentions_demo_model
 from mixseek.llm.retrying import RetryTiming
@@ -124,10 +124,7 @@ class Orchestrator:
         data: dict[str, object] = {
             "workspace": str(self.config.workspace.root),
             "orchestrator_file": str(self.config.orchestrator.file),
-            # where spans go, and which engine runs the rounds, change nothing a resume would redo
-            "orchestrator": self.settings.model_dump(
-                mode="json", exclude={"telemetry", "telemetry_content", "engine"}
-            ),
+            "orchestrator": self.settings.model_dump(mode="json", exclude=NOT_COMPARED),
             "teams": {e.config.team_id: e.config.model_dump(mode="json") for e in self.config.teams},
             "evaluator": self.config.evaluator.value.model_dump(mode="json"),
             "judgment": self.config.judgment.value.model_dump(mode="json"),

@@ -1,6 +1,4 @@
-"""Which configuration a team round needs: a hash that workers and the client compare (no paths, no
-telemetry, so two machines with the same configs agree).
-"""
+"""Which configuration a team round needs: a hash workers and the client compare (no paths, no telemetry)."""
 
 from __future__ import annotations
 
@@ -8,15 +6,14 @@ import hashlib
 import json
 
 from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.orchestrator import NOT_COMPARED
 from mixseek.version import __version__
 
 
 def work_hash(config: ExecutionConfig) -> str:
     """sha256 of everything that shapes a team round or a judgment."""
     data = {
-        "orchestrator": config.orchestrator.value.model_dump(
-            mode="json", exclude={"telemetry", "telemetry_content", "engine"}
-        ),
+        "orchestrator": config.orchestrator.value.model_dump(mode="json", exclude=NOT_COMPARED),
         "teams": {e.config.team_id: e.config.model_dump(mode="json") for e in config.teams},
         "evaluator": config.evaluator.value.model_dump(mode="json"),
         "judgment": config.judgment.value.model_dump(mode="json"),
