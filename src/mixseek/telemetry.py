@@ -106,9 +106,8 @@ async def flush() -> None:
 def configure_telemetry(
     choice: TelemetryMode | trace.TracerProvider, *, source: str | None = None, key: str | None = None
 ) -> None:
-    """Where mixseek's and pydantic-ai's spans go for this process: "off", "console" (stderr),
-    "otlp" (the `OTEL_*` variables), "logfire", or an application's `TracerProvider`. A missing
-    package is a `ConfigError` naming `source` and `key` and what to install."""
+    """Where mixseek's and pydantic-ai's spans go for this process: "off", "console" (stderr), "otlp" (the
+    `OTEL_*` variables), "logfire", or an application's `TracerProvider`; a missing package: `ConfigError`."""
     global _current
     if choice == _current.choice:
         return
@@ -144,22 +143,19 @@ def _sdk(choice: str, source: str | None, key: str | None) -> _Telemetry:
     try:
         from opentelemetry.sdk.resources import SERVICE_NAME as SERVICE_NAME_KEY
         from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
-        from opentelemetry.sdk.trace.export import (
-            BatchSpanProcessor,
-            ConsoleSpanExporter,
-            SimpleSpanProcessor,
-        )
+        from opentelemetry.sdk.trace import SpanProcessor, TracerProvider, export
 
         from mixseek.telemetry_redaction import RedactingSpanExporter
 
         processor: SpanProcessor
         if choice == "console":
-            processor = SimpleSpanProcessor(RedactingSpanExporter(ConsoleSpanExporter(out=sys.stderr)))
+            processor = export.SimpleSpanProcessor(
+                RedactingSpanExporter(export.ConsoleSpanExporter(out=sys.stderr))
+            )
         else:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-            processor = BatchSpanProcessor(RedactingSpanExporter(OTLPSpanExporter()))
+            processor = export.BatchSpanProcessor(RedactingSpanExporter(OTLPSpanExporter()))
     except ImportError:
         needs = "the OpenTelemetry SDK" + (" and OTLP exporter" if choice == "otlp" else "")
         raise ConfigError(source, key, f"{choice} needs {needs}: {INSTALL_OTEL}") from None

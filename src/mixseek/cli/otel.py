@@ -1,6 +1,5 @@
-"""`mixseek exec --otel off|console|otlp|logfire [--otel-content on|off]`: where spans go and whether they
-carry text. The flags win over `[orchestrator] telemetry` and `telemetry_content`; a missing package is one
-line and exit 2. OpenTelemetry loads only then."""
+"""`exec --otel off|console|otlp|logfire --otel-content on|off`: where spans go, whether they carry text (over
+`[orchestrator] telemetry(_content)`); a missing package: one line, exit 2. OpenTelemetry loads only then."""
 
 from __future__ import annotations
 
