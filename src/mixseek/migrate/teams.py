@@ -138,10 +138,5 @@ def convert_team(
     pruned = prune_invalid(TeamConfig, shell, at, report)
     dispatch = {"member_dispatch": team["member_dispatch"]} if "member_dispatch" in team else {}
     return {
-        "team": {
-            **pruned,
-            **dispatch,
-            "leader": team["leader"],
-            **({"members": members} if members else {}),
-        }
+        "team": {**pruned, **dispatch, "leader": team["leader"], **({"members": members} if members else {})}
     }

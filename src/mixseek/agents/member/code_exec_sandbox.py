@@ -155,17 +155,8 @@ def _namespace_args(userns_fds: tuple[int, int] | None) -> list[str]:
         argv += ["--userns-block-fd", str(block_fd), "--info-fd", str(info_fd)]
     else:
         argv.append("--disable-userns")  # bwrap refuses it with --userns-block-fd
-    return [
-        *argv,
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent",
-        "--new-session",
-        "--clearenv",
-    ]
+    argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    return [*argv, "--die-with-parent", "--new-session", "--clearenv"]
 
 
 def _mount_args(layout: PythonLayout, size: str, script_fd: int) -> list[str]:
@@ -185,35 +176,9 @@ def _mount_args(layout: PythonLayout, size: str, script_fd: int) -> list[str]:
         argv += ["--size", size, "--perms", "1777", "--tmpfs", "/tmp"]
     for path in layout.directories:
         argv += [*_parents(path), "--ro-bind", path, path]
-    return [
-        *argv,
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "--size",
-        size,
-        "--perms",
-        "1777",
-        "--tmpfs",
-        WORKDIR,
-        "--size",
-        size,
-        "--perms",
-        "1777",
-        "--tmpfs",
-        "/dev/shm",
-        *([] if tmp_is_bound else ["--symlink", WORKDIR, "/tmp"]),
-        "--perms",
-        "0444",
-        "--file",
-        str(script_fd),
-        SCRIPT_INSIDE,
-        "--ro-bind",
-        str(BOOTSTRAP),
-        BOOTSTRAP_INSIDE,
-        "--remount-ro",
-        "/",
-        "--chdir",
-        WORKDIR,
-    ]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--perms", "1777", "--tmpfs", WORKDIR]
+    argv += ["--size", size, "--perms", "1777", "--tmpfs", "/dev/shm"]
+    argv += [] if tmp_is_bound else ["--symlink", WORKDIR, "/tmp"]
+    argv += ["--perms", "0444", "--file", str(script_fd), SCRIPT_INSIDE]
+    argv += ["--ro-bind", str(BOOTSTRAP), BOOTSTRAP_INSIDE, "--remount-ro", "/", "--chdir", WORKDIR]
+    return argv

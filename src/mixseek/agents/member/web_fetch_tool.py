@@ -524,10 +524,7 @@ def _media_kind(
     if status >= 400:
         status_text = f"{status} {response.reason_phrase or _phrase(status)}".strip()
         raise WebFetchError(
-            f"HTTP {status_text} from {shown}",
-            kind="http_status",
-            url=str(url),
-            status_code=status,
+            f"HTTP {status_text} from {shown}", kind="http_status", url=str(url), status_code=status
         )
     media_type, params = _parse_content_type(response.headers.get("content-type"))
     kind = _kind_of(media_type) if media_type else None
