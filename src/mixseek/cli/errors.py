@@ -1,7 +1,5 @@
-"""Turning failures into one line on stderr and an exit code, never a traceback. The exit code is decided
-here, once, by whose fault it is (`mixseek.errors`): input the user can fix (an `InputError`, a template, an
-argument pydantic-ai refuses, an `OSError` naming a file) or a failure at run time; the README's contract
-gives both exit code 2."""
+"""Failures as one line on stderr and an exit code, never a traceback: input the user can fix (`InputError`,
+a template, an argument pydantic-ai refuses, an `OSError` naming a file) or a failure at run time, both 2."""
 
 from __future__ import annotations
 
@@ -39,9 +37,7 @@ LIBRARY_EXIT_CODES: dict[str, ExitCode] = {
     # failed while running: a model run
     "pydantic_ai.exceptions.AgentRunError": ExitCode.FAILURE,
 }
-"""Library error classes by their full name: matching by name spares every command importing
-pydantic-ai and Jinja2 just to recognise their errors (`mixseek --help` would load all of
-pydantic-ai); an error of theirs can only be raised once they are loaded anyway."""
+"""Library error classes by their full name, so that no command imports pydantic-ai or Jinja2 to know them."""
 
 
 def _code_of(cls: type) -> ExitCode | None:

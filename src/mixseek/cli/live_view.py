@@ -88,9 +88,7 @@ class LiveView:
         self.live.refresh()
 
     def note(self, line: str) -> None:
-        """One line above the table. Printed through the live display, which redraws the table
-        under it; a line written to the terminal by any other way is overwritten by the next
-        redraw, and leaves a stale copy of the table above."""
+        """One line above the table, through the live display (a line written otherwise is overwritten)."""
         self.live.console.print(Text(strip_controls(line)), soft_wrap=True)
 
     def _apply(self, event: Event) -> None:

@@ -1,8 +1,6 @@
-"""Which environment variables each pydantic-ai provider reads its credentials from. Mirrors
-`pydantic_ai.providers` (2.x): a rule is requirements that must all hold, each met by any one of its variables
-being non-empty; the first is the one the user is told to set. Providers that authenticate otherwise (AWS
-profiles, Google ADC, OAuth files, LiteLLM) have no rule: their SDK's error at creation becomes a one-line
-error."""
+"""The environment variables each pydantic-ai provider (2.x) reads its credentials from: a rule's requirements
+must all hold, each met by any one of its variables (the first is the one named). Providers that authenticate
+otherwise (AWS, Google ADC, OAuth, LiteLLM) have no rule: their SDK's error becomes one line."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""What happens during an execution, as typed events: one stream for `Mixseek.iter`, the CLI's
-live view and log lines, and the JSONL log (`{"at", "kind", "execution_id", "team_id",
-"round_number", ...own fields}`, read back with `parse_event`).
-"""
+"""An execution's typed events: one stream for `Mixseek.iter`, the live view, log lines and the JSONL log
+(`{"at", "kind", "execution_id", "team_id", "round_number", ...own fields}`, read back with `parse_event`)."""
 
 from __future__ import annotations
 
