@@ -73,7 +73,8 @@ class Evaluator:
                 raise
             except Exception as exc:
                 raise EvaluationError(metric.name, exc) from exc
-            judges = len(outcome.judges) if outcome.judges is not None else None
+            verdicts = None if outcome.judges is None else [vars(j) for j in outcome.judges]
+            judges = None if verdicts is None else len(verdicts)
             telemetry.record(span, score=outcome.score, judges=judges, **telemetry.usage(outcome.usage))
             if not 0.0 <= outcome.score <= 100.0:
                 raise EvaluationError(metric.name, ValueError(f"score {outcome.score} is outside 0–100"))
@@ -84,14 +85,7 @@ class Evaluator:
             weight=self.weights[metric.name],
             usage=outcome.usage,
             duration_ms=(time.perf_counter() - started) * 1000,
-            judges=(
-                [
-                    JudgeResult(model=j.model, score=j.score, comment=j.comment, error=j.error)
-                    for j in outcome.judges
-                ]
-                if outcome.judges is not None
-                else None
-            ),
+            judges=None if verdicts is None else [JudgeResult.model_validate(v) for v in verdicts],
             aggregate=outcome.aggregate,
         )
 

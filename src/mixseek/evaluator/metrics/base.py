@@ -5,8 +5,8 @@ named in evaluator.toml as `[[evaluator.metrics]] name = "mine"  class_path = "p
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -96,19 +96,18 @@ class LLMMetric(Metric):
     def _max_retries(self) -> int:
         return self.config.max_retries if self.config.max_retries is not None else self.settings.max_retries
 
+    @staticmethod
+    async def _ask(agent: Agent[None, MetricScore], prompt: str) -> tuple[float, str, RunUsage]:
+        result = await agent.run(prompt)
+        return result.output.score, result.output.comment, result.usage
+
     async def score(self, user_prompt: str, submission: str, evaluator_prompt: str) -> MetricOutcome:
         if not self.is_panel:
-            result = await self.agent.run(evaluator_prompt)
-            return MetricOutcome(score=result.output.score, comment=result.output.comment, usage=result.usage)
-
-        def judge(agent: Agent[None, MetricScore]) -> Callable[[], Awaitable[tuple[float, str, RunUsage]]]:
-            async def run() -> tuple[float, str, RunUsage]:
-                result = await agent.run(evaluator_prompt)
-                return result.output.score, result.output.comment, result.usage
-
-            return run
-
-        verdicts = await ask_panel([(label, judge(agent)) for label, agent in self.judges])
+            score, comment, usage = await self._ask(self.agent, evaluator_prompt)
+            return MetricOutcome(score=score, comment=comment, usage=usage)
+        verdicts = await ask_panel(
+            [(label, partial(self._ask, a, evaluator_prompt)) for label, a in self.judges]
+        )
         score, comment = panel_score(verdicts, self.config.aggregate, self.config.trim)
         return MetricOutcome(
             score=score,
