@@ -24,10 +24,7 @@ OtelOption = Annotated[
     ),
 ]
 OtelContentOption = Annotated[
-    str | None,
-    typer.Option(
-        "--otel-content", help="on, or off: spans without prompts, answers and comments.", show_default=False
-    ),
+    str | None, typer.Option("--otel-content", help="on, or off: spans without any text.", show_default=False)
 ]
 
 
@@ -45,7 +42,5 @@ def apply_otel(loaded: ExecutionConfig, otel: str | None, content: str | None = 
         source, key = ("--otel", None) if otel is not None else telemetry_site(loaded.orchestrator)
         configure_telemetry(mode, source=source, key=key)
     update = {"telemetry": mode} | ({"telemetry_content": content} if content else {})
-    if all(getattr(loaded.orchestrator.value, k) == v for k, v in update.items()):
-        return loaded
     settings = loaded.orchestrator.value.model_copy(update=update)
     return dataclasses.replace(loaded, orchestrator=dataclasses.replace(loaded.orchestrator, value=settings))

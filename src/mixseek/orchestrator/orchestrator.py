@@ -117,8 +117,6 @@ class Orchestrator:
             timing = RetryTiming(s.retry_base_delay_seconds, s.retry_max_delay_seconds)
             self.pairwise_judge = build_pairwise_judge(config.pairwise.value, self.governor, timing)
 
-    # -- public ---------------------------------------------------------------
-
     def config_snapshot(self) -> dict[str, object]:
         """What the execution was started with; resume compares its hash with the current files."""
         data: dict[str, object] = {
@@ -209,8 +207,6 @@ class Orchestrator:
                 "give one with --reference TEXT or --reference-file PATH"
             )
 
-    # -- ownership ------------------------------------------------------------
-
     @asynccontextmanager
     async def _ownership(self, execution_id: str, owner: ExecutionOwner) -> AsyncIterator[None]:
         """Keep `owner`'s lease fresh while the body runs; on an error leave the execution interrupted."""
@@ -255,8 +251,6 @@ class Orchestrator:
                 return
             except Exception as exc:  # a busy or failing store: the next beat tries again
                 logger.warning("cannot refresh the lease of %s: %s", execution_id, describe_exception(exc))
-
-    # -- the round loop -------------------------------------------------------
 
     def _round_steps(self, execution_id: str, user_prompt: str) -> RoundSteps:
         parts, config, ref = self.parts, self.config, self.reference
@@ -345,8 +339,6 @@ class Orchestrator:
             await self.store.aclose()
         except StorageError as exc:
             logger.warning("execution %s is stored; closing its store failed: %s", execution_id, exc)
-
-    # -- the end --------------------------------------------------------------
 
     async def _flush_usage(self, execution_id: str) -> None:
         await self.store.record_model_calls(execution_id, self.governor.ledger.take_unsaved_rows())
