@@ -106,8 +106,7 @@ async def flush() -> None:
 def configure_telemetry(
     choice: TelemetryMode | trace.TracerProvider, *, source: str | None = None, key: str | None = None
 ) -> None:
-    """Where mixseek's and pydantic-ai's spans go for this process: "off", "console" (stderr), "otlp" (the
-    `OTEL_*` variables), "logfire", or an application's `TracerProvider`; a missing package: `ConfigError`."""
+    """Where this process's spans go: "off", "console", "otlp", "logfire", or an application's provider."""
     global _current
     if choice == _current.choice:
         return

@@ -45,6 +45,5 @@ def stderr_console() -> Console:
 
 
 def silence_library_banners() -> None:
-    """Turn off pydantic-ai's first-run banner, which it shows when mixseek runs from a clone (into the live
-    table); set through its environment variable, so commands without agents never import it."""
+    """No pydantic-ai first-run banner (in a clone, into the live table), by environment: nothing imported."""
     os.environ.setdefault("PYDANTIC_AI_NO_BANNER", "1")

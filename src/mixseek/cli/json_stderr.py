@@ -1,5 +1,4 @@
-"""`--log-format json` on stderr: each line written there (events, warnings, errors) becomes one JSON object,
-`{"at", "level", "message"}`, redacted, for log collectors that read a process's output."""
+"""`--log-format json` on stderr: each line written there becomes one JSON object, for log collectors."""
 
 from __future__ import annotations
 
@@ -27,9 +26,6 @@ def requested(argv: list[str]) -> bool:
 
 class JsonLines(io.TextIOBase):
     """A text stream that writes each of its lines to `inner` as one JSON object."""
-
-    encoding = "utf-8"
-    errors = "strict"
 
     def __init__(self, inner: TextIO) -> None:
         self.inner = inner
