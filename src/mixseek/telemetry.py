@@ -1,5 +1,4 @@
-"""OpenTelemetry spans for an execution's work (`span`), free when off. Off ignores an application's global
-provider too (prompts must not flow to its traces because mixseek was imported)."""
+"""OpenTelemetry spans for an execution's work (`span`), free when off; off ignores a global provider too."""
 
 from __future__ import annotations
 

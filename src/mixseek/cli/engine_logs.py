@@ -1,5 +1,4 @@
-"""The engine's log records while a command runs executions: `logs/mixseek.log`, redacted (else Python's last
-resort prints a failed round's tracebacks, an echoed key included, on stderr); `--verbose`: stderr too."""
+"""The engine's log records in `logs/mixseek.log`, redacted (not the last resort's tracebacks on stderr)."""
 
 from __future__ import annotations
 
