@@ -1,8 +1,6 @@
-"""Which new file each source config becomes, and the references between them. Every file keeps its path, so
-users find each one where it was; only the main orchestrator file (the source's `configs/orchestrator.toml`,
-else the one with most teams, or `--orchestrator`) becomes `configs/orchestrator.toml`, which `mixseek exec`
-reads by default. References are rewritten relative to the naming file. Files are recognised by content
-(`[orchestrator]`, `[team]`, `[agent]`, `[prompt_builder]`, evaluator and judgment keys)."""
+"""Which new file each source config (recognised by content) becomes: its own path, so users find it, except
+the main orchestrator file, which becomes `configs/orchestrator.toml` (`exec`'s default); references are
+rewritten relative to the naming file."""
 
 from __future__ import annotations
 

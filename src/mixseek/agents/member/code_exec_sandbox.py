@@ -1,13 +1,7 @@
-"""The two ways `run_python` isolates a script, and the bubblewrap command line of one run.
-
-*bubblewrap* runs the script in new user, PID, network, IPC, UTS and cgroup namespaces with a
-read-only system and Python installation, a loopback-only network and a tmpfs work directory;
-*process* is a plain child process with limits, for hosts without a usable bubblewrap.
-
-RLIMIT_NPROC is not enforced for root, so when mixseek runs as root the parent maps two ids through
-``--userns-block-fd`` (`userns_maps`): 0 to root, so that bwrap reaches an interpreter under /root,
-and `NOBODY` to 65534, which the bootstrap switches to before it starts the script.
-"""
+"""How `run_python` isolates a script: *bubblewrap* (new user, PID, network, IPC, UTS and cgroup namespaces,
+read-only system and Python, loopback-only network, tmpfs work dir) or *process* (a child with limits, for
+hosts without a usable bubblewrap). RLIMIT_NPROC does not bind root, so under root the parent maps 0 (to
+reach an interpreter under /root) and `NOBODY` (65534, which the bootstrap switches to) via `userns_maps`."""
 
 from __future__ import annotations
 

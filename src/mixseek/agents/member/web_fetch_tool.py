@@ -1,14 +1,8 @@
-"""The URL-fetching tool of `web-fetch` members: fetch one URL, return readable text.
-
-`fetch_url` does one GET, following redirects by hand, under the limits of `WebFetchOptions`; every
-failure is a `WebFetchError` whose message is one sentence for the model. `timeout_seconds` bounds the
-whole call, not a read. The body is decoded a bounded step at a time (`web_fetch_decode`: httpx would
-expand a whole chunk, and 2 KB of `gzip, gzip` can become gigabytes) and cut, not refused, at
-`max_bytes`; big bodies become text in a worker thread. Before each hop every address of the host must
-be public (also through IPv4-mapped, NAT64, 6to4, Teredo and integer host forms), and the request goes
-to the checked address (Host header and TLS SNI keep the name), so DNS rebinding does not work.
-Environment proxies are ignored (they would defeat the pinning); no cookies; a new client per call.
-"""
+"""`fetch_url`, the tool of `web-fetch` members: one GET (redirects followed by hand) under `WebFetchOptions`,
+readable text back, each failure a one-sentence `WebFetchError` for the model; `timeout_seconds` bounds the
+whole call. The body is decoded in bounded steps (`web_fetch_decode`) and cut at `max_bytes`. Every address of
+a hop's host must be public (IPv4-mapped, NAT64, 6to4, Teredo and integer forms too) and the request goes to
+the checked address (Host and SNI keep the name), so DNS rebinding fails; hence no proxies, no cookies."""
 
 from __future__ import annotations
 
