@@ -1,8 +1,6 @@
-"""One mixseek-core round as this mixseek stores it: score, metrics, judgment, member answers, usage.
-`score_details` `{"metrics": [{"metric_name", "score", "evaluator_comment"}]}` (CamelCase names) becomes
-`{name: {"score", "comment"}}`; exit reasons `max_rounds_reached` and `no_improvement_expected` become
-`max_rounds` and `judgment`. Usage comes from the leader's model responses and each member's answer (model
-`unknown`); evaluator and judgment usage was not recorded."""
+"""One mixseek-core round as this mixseek stores it: score, per-metric `{name: {"score", "comment"}}`,
+judgment (exit reasons renamed), member answers, and the usage of the leader's responses and each member's
+answer (model `unknown`; evaluator and judgment usage was not recorded)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,8 @@
-"""HTML → readable plain text for the web-fetch tool.
-
-`html_to_text` keeps what a reader sees: one block per line, list items as `- item` or `1. item`
-(nested lists indented), a table row a line with cells joined by ` | `, `<pre>` verbatim; scripts,
-styles, `<head>` and similar are dropped; the `<title>` is returned separately.
-
-Built on the standard tokenizer: on real pages the extraction libraries tried dropped headlines, lists
-or table columns, padded tables with spaces the model pays for, or were GPL or a 22 MB native module.
-
-`sniff_charset` finds the encoding a document declares itself (BOM, `<meta>`, XML declaration);
-w3lib maps labels as browsers do (`Shift_JIS` as Windows-31J, `ISO-8859-1` as windows-1252).
-"""
+"""HTML → what a reader sees, for the web-fetch tool (`html_to_text`): a block per line, `- item`/`1. item`
+(nested: indented), table cells joined by ` | `, `<pre>` verbatim, no scripts, styles or `<head>`; the title
+apart. On the standard tokenizer: on real pages the extraction libraries tried dropped headlines, lists or
+columns, padded tables, or were GPL or a 22 MB native module. `sniff_charset`: the encoding a document
+declares (BOM, `<meta>`, XML declaration), labels mapped as browsers do (w3lib)."""
 
 from __future__ import annotations
 
