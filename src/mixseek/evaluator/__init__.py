@@ -1,3 +1,2 @@
-"""mixseek.evaluator: LLM-as-a-judge scoring of submissions (`evaluator.Evaluator`). Importing this package
-loads nothing: checking a config's metrics (`metrics.registry`) must not load the scoring code, and
-pydantic-ai with it."""
+"""Scoring submissions (`evaluator.Evaluator`); importing the package loads nothing, so that checking a
+config's metrics loads neither the scoring code nor pydantic-ai."""

@@ -1,7 +1,6 @@
-"""Judge panels: several models score one metric independently and their scores are combined. One judge's
-absolute score is noisy and biased to its own style; a panel combined by mean, median or trimmed mean is
-steadier. Each judge is a governed model, so k judges cost k requests per metric and submission. A failed
-judge leaves a hole; only when every judge fails does the metric fail."""
+"""Judge panels: several models score one metric and their scores are combined (mean, median or trimmed
+mean), steadier than one judge's noisy, self-biased score. A failed judge leaves a hole; all failed: the
+metric fails."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
-"""Bootstrap of the code-exec sandbox: start the user's script under limits, leave no process behind.
-
-Run as a script (not imported) by the target interpreter::
-
-    python -I -S _sandbox_child.py STATUS_FD WATCH_PID AS_BYTES CPU_SECONDS NOFILE NPROC USER \
-        PROGRAM [ARG ...]
-
-The supervisor is a child subreaper (a double-forked ``setsid`` daemon stays its descendant); its
-forked child sets the limits, lowers its privileges (USER) and execs PROGRAM. When the script ends, or
-on SIGTERM (the parent's timeout) or the parent's death, the supervisor SIGKILLs every descendant.
+"""Bootstrap of the code-exec sandbox: start the user's script under limits, leave no process behind. Run by
+the target interpreter: ``python -I -S _sandbox_child.py STATUS_FD WATCH_PID AS_BYTES CPU_SECONDS NOFILE
+NPROC USER PROGRAM [ARG ...]``. The supervisor, a child subreaper (so a double-forked daemon stays its
+descendant), forks a child that sets the limits, lowers its privileges and execs PROGRAM; when the script
+ends, or on SIGTERM (the parent's timeout) or the parent's death, it SIGKILLs every descendant.
 
 * STATUS_FD: lines ``R`` (about to exec), ``E<message>`` (the sandbox failed; exit 127) and
   ``X<wait status>`` (the script ended, nothing of it is left); nothing: this file never ran.
