@@ -1,9 +1,6 @@
-"""Reading the executions of a mixseek-core `mixseek.db`, read-only, into importable records. Not opened as a
-store: that migrates a read-write file, and its first migration creates `round_history_id_seq`, which
-mixseek-core's schema already has. Plain read-only DuckDB reads `execution_summary`, `leader_board` (`score`
-0–100, or in early releases `evaluation_score` 0–1), `round_history` and `round_status` when present, columns
-looked up first since the schema changed between releases. Timestamps without a time zone are UTC; rounds are
-converted in `rounds`."""
+"""A mixseek-core `mixseek.db`'s executions, read-only, as importable records. Plain read-only DuckDB, not a
+store (whose first migration would add a sequence mixseek-core's schema has); columns looked up first, as the
+schema changed between releases; naive timestamps are UTC."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Member agents: an inline `[[team.members]]` entry or an `[agent]` file of mixseek-core. mixseek-core says
-`name`/`type` (or `agent_name`/`agent_type`), writes an instruction as a string or `{ text = "..." }`, falls
-back to `description` for the tool description, spells types with underscores (`web_search`) and configures
-tools under `tool_settings.<tool>`."""
+"""Member agents (`[[team.members]]` or an `[agent]` file of mixseek-core): `name`/`type`, an instruction as
+`{ text = "..." }`, `description` as tool description, `web_search`-style types, `tool_settings.<tool>`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Orchestrator, evaluator, judgment and prompt-builder files. mixseek-core writes evaluator and judgment
-settings as top-level keys (or `[llm_default]`), names the evaluator's model `default_model` and metrics in
-CamelCase. Its `timeout_per_team_seconds` bounded a team's whole run; here it bounds one round and
-`execution_timeout_seconds` the execution. Defaults that differ are written out."""
+"""Orchestrator, evaluator, judgment and prompt-builder files: mixseek-core's top-level keys (or
+`[llm_default]`), `default_model`, CamelCase metrics, and timeouts meaning other spans; differing defaults
+written out."""
 
 from __future__ import annotations
 

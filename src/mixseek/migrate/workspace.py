@@ -1,7 +1,5 @@
-"""`mixseek migrate SRC -w DEST`: everything read and converted first, then written. A damaged source stops
-the command with DEST unchanged; existing configs in DEST need `force`. History is imported one execution per
-transaction, skipping those already there, so a rerun is harmless. Last, DEST is loaded as `config validate`
-would, listing what still needs a hand."""
+"""`mixseek migrate SRC -w DEST`: all read and converted before anything is written (a damaged source leaves
+DEST unchanged); history imported one execution per transaction, skipping those there, so reruns are safe."""
 
 from __future__ import annotations
 

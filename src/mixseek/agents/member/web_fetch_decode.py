@@ -1,9 +1,7 @@
-"""Bounded, step-wise decoding of a response's `Content-Encoding` for the web-fetch tool. httpx decodes a
-network chunk in one call, so 2 KB of `gzip, gzip` can become gigabytes while the event loop waits. Here each
-layer is asked for at most `STEP` bytes per call and fed only when the layer inside it has used its input, so
-the caller stops at `max_bytes` and yields between steps. A layer consuming more than `input_budget` bytes is
-refused: honest compressed data is never much bigger than what it decodes to. Supported: gzip, deflate (zlib
-or raw) and br when `brotli` can bound its output; anything else is refused, since it could not be bounded."""
+"""Bounded, step-wise decoding of `Content-Encoding` for web-fetch: httpx decodes a chunk at once, so 2 KB of
+`gzip, gzip` can become gigabytes. Each layer yields at most `STEP` bytes per call and is fed only when the
+inner one used its input; one consuming over `input_budget` is refused. gzip, deflate, and br when `brotli`
+can bound its output; anything else is refused."""
 
 from __future__ import annotations
 
