@@ -1,6 +1,5 @@
-"""Dropping converted values that this mixseek refuses, so the new files load. Such a value (a leader timeout
-of 5 s) is left out, so the default applies, and reported in `config validate`'s words; a required key stays
-as written and the final check reports it."""
+"""Leaving out converted values this mixseek refuses (a 5 s leader timeout: the default applies), reported
+in `config validate`'s words; a required key stays as written, for the final check to report."""
 
 from __future__ import annotations
 

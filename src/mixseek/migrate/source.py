@@ -1,6 +1,5 @@
-"""The mixseek-core workspace being migrated: where its files are and how its paths resolve. mixseek-core
-resolves relative paths against the workspace, this mixseek against the naming file: `resolve` does the former
-so the converter can write the latter."""
+"""The mixseek-core workspace being migrated. Its paths resolve against the workspace, this mixseek's against
+the naming file: `resolve` does the former so that the converter can write the latter."""
 
 from __future__ import annotations
 

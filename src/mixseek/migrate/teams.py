@@ -1,6 +1,5 @@
-"""Team files: `[team]`, `[team.leader]` and `[[team.members]]`. The leader's `system_instruction` becomes its
-`system_prompt`; a referenced member overrides only `tool_name` and `tool_description` (mixseek-core ignored
-other keys); "broadcast" is dropped for a team left with no members, which this mixseek refuses."""
+"""Team files: the leader's `system_instruction` becomes its `system_prompt`; a referenced member overrides
+only `tool_name` and `tool_description`; "broadcast" is dropped for a team left with no members."""
 
 from __future__ import annotations
 

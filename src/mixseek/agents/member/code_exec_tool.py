@@ -1,8 +1,6 @@
-"""The `code-exec` member's tool: run LLM-written Python in a separate, limited process. `run_python` runs the
-code as ``main.py`` with ``python -I`` under the sandbox bootstrap (`_sandbox_child`), in bubblewrap or as a
-plain process (`code_exec_sandbox`), with stdin closed, a minimal environment, resource limits, a wall-clock
-timeout and capped output; README.md ("Code execution") says what each sandbox guarantees. Whatever the code
-does is reported in the `ExecutionResult`; only an interpreter that cannot start raises `CodeExecError`."""
+"""The `code-exec` member's tool: `run_python` runs LLM-written Python as ``main.py`` (``python -I``, the
+sandbox bootstrap, bubblewrap or a plain process) with stdin closed, a minimal environment, limits, a timeout
+and capped output (README "Code execution"); only an interpreter that cannot start raises `CodeExecError`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""`ReferenceMetric`: the base of metrics that compare a submission with a reference answer. The reference
-(`exec --reference`) is stored with the execution and never shown to teams; only these metrics get it, as the
-keyword `reference`, so `Metric.score` keeps its signature."""
+"""`ReferenceMetric`: metrics comparing a submission with the execution's reference answer (never shown to
+teams), which only they get, as the keyword `reference`."""
 
 from __future__ import annotations
 
