@@ -1,6 +1,5 @@
-"""Metrics: the base classes, and metrics by name (built-in, registered, installed or custom). Names are
-loaded on first use, so that checking metric names (`registry.metric_problems`, for `config validate`) imports
-no metric code."""
+"""Metrics: the base classes, and metrics by name, loaded on first use so that checking metric names (`config
+validate`) imports no metric code."""
 
 from __future__ import annotations
 

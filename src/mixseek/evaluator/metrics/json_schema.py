@@ -1,6 +1,5 @@
-"""`json_schema`: is the submission JSON valid against a schema? No model call. The submission is read as
-JSON, else its first fenced ```json block (models wrap JSON in prose): 100 when valid, else 0, the comment
-naming the source and the first problem by its JSON path."""
+"""`json_schema`, no model call: 100 when the submission (JSON, else its first fenced ```json block) is valid
+against the schema, else 0, the comment naming the first problem by its JSON path."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""`length`: is the submission (stripped, in code points) within `min_chars`/`max_chars`? No model call. 100
-inside; below, 100 × chars / min_chars; above, 100 points lost per `max_chars` over: a near miss costs little
-and a wild one everything."""
+"""`length`, no model call: 100 within `min_chars`/`max_chars` (code points, stripped); below, 100 × chars /
+min_chars; above, 100 points lost per `max_chars` over (a near miss costs little, a wild one everything)."""
 
 from __future__ import annotations
 

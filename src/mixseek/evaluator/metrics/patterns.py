@@ -1,6 +1,5 @@
-"""`patterns`: required and forbidden regular expressions (`re.search`). No model call. The score is the share
-of passed checks × 100; a pattern's `label` names it in the comment, the feedback a team reads next round.
-Patterns are compiled when evaluator.toml loads."""
+"""`patterns`, no model call: the share of required and forbidden regular expressions passed × 100, each
+failed one named (by its `label`) in the comment a team reads next round; compiled when the file loads."""
 
 from __future__ import annotations
 
