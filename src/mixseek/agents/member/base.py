@@ -1,6 +1,5 @@
-"""The member-agent base classes. A custom type subclasses `MemberAgent` (or `LLMMemberAgent`, an LLM with
-extra tools), whose `options_model` validates `[team.members.options]` (`self.options`), or mixseek-core's
-`BaseMemberAgent`."""
+"""Member base classes: a custom type subclasses `MemberAgent` (its `options_model` validates `self.options`),
+`LLMMemberAgent` (an LLM with extra tools) or mixseek-core's `BaseMemberAgent`."""
 
 from __future__ import annotations
 
@@ -111,9 +110,8 @@ class _CoreMetadata(BaseModel, extra="allow"):
 
 
 class BaseMemberAgent(MemberAgent):
-    """mixseek-core's member plugin: a subclass implements `execute(task, context=None, **kwargs)` and
-    gets `self.config` in mixseek-core's form; `context` holds `execution_id`, `team_id` and
-    `round_number`. Usage is the result's `usage_info`, else that of its `all_messages`."""
+    """mixseek-core's member plugin: it implements `execute(task, context=None, **kwargs)`; `context` holds
+    `execution_id`, `team_id`, `round_number`; usage: the result's `usage_info`, else its `all_messages`'."""
 
     options_model = _CoreMetadata
     config: core.MemberAgentConfig  # type: ignore[assignment]

@@ -23,9 +23,8 @@ from mixseek.errors import InputError
 
 
 class CodeExecMemberAgent(LLMMemberAgent):
-    """Runs model-written Python with a timeout, memory, process and output limits, in a sandbox. The sandbox
-    is chosen when the member is built, so that a required but missing bubblewrap stops the command at
-    start-up, before any model is called."""
+    """Runs model-written Python under limits in a sandbox, chosen when the member is built: a required but
+    missing bubblewrap stops the command before any model is called."""
 
     agent_type: ClassVar[str] = "code-exec"
     options_model: ClassVar[type[BaseModel] | None] = CodeExecOptions

@@ -177,9 +177,8 @@ def _warn_once(message: str) -> None:
 async def run_python(
     code: str, options: CodeExecOptions, *, sandbox: Sandbox | None = None
 ) -> ExecutionResult:
-    """Run ``code`` in a separate, limited Python process and report the outcome. ``sandbox`` is the one
-    `prepare_sandbox` chose; without it ``options.sandbox`` is resolved here. On cancellation every process of
-    the run is killed and its work directory removed first."""
+    """Run ``code`` in a limited Python process (in ``sandbox``, else ``options.sandbox`` resolved here); on
+    cancellation every process of the run is killed and its work directory removed first."""
     executable = _resolve_executable(options.python_executable or sys.executable)
     if sandbox is None:
         sandbox = await resolve_sandbox(options.sandbox, executable)

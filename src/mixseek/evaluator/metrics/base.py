@@ -1,6 +1,5 @@
-"""The metric base classes; custom metrics subclass `Metric`, `LLMMetric` or mixseek-core's `BaseMetric`,
-named in evaluator.toml as `[[evaluator.metrics]] name = "mine"  class_path = "package.module:Class"` (or
-`path/to/file.py:Class`, relative to evaluator.toml)."""
+"""The metric base classes: a custom metric subclasses `Metric`, `LLMMetric` or mixseek-core's `BaseMetric`
+(`[[evaluator.metrics]] name = "mine"  class_path = "package.module:Class"` or `"path/to/file.py:Class"`)."""
 
 from __future__ import annotations
 

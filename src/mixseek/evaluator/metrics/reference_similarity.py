@@ -1,7 +1,5 @@
-"""`reference_similarity`: how close is the submission to the reference answer? No model call. Token F1 × 100
-(SQuAD's answer F1) over NFKC case-folded texts, each kana or kanji a token (Japanese has no spaces) and any
-other run of letters and digits one: the right content in any order scores, padding and omissions cost
-alike."""
+"""`reference_similarity`, no model call: token F1 × 100 (SQuAD's) of submission and reference answer, NFKC
+case-folded, each kana or kanji a token (no spaces in Japanese), any other letter-digit run one."""
 
 from __future__ import annotations
 
