@@ -104,9 +104,8 @@ _MEMORY_MESSAGES = re.compile(
 
 
 def memory_exceeded(exit_code: int | None, stderr_end: str) -> bool:
-    """Best effort: did the script die from the memory limit? True for an uncaught MemoryError or
-    failed-allocation message (before a signal, for native code), or a SIGKILL: runs this tool killed are not
-    passed here, so that is most likely the OOM killer."""
+    """Best effort: did the script die from the memory limit (a MemoryError or failed-allocation message, or
+    a SIGKILL, most likely the OOM killer since runs this tool killed are not passed here)?"""
     if exit_code is None or exit_code == 0:
         return False
     if exit_code == -signal.SIGKILL:

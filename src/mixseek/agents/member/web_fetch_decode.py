@@ -41,9 +41,8 @@ class _Layer(Protocol):
 
 
 class _ZlibLayer:
-    """gzip or deflate: zlib's `max_length` bounds each call, `unconsumed_tail` keeps the rest. The first two
-    bytes choose zlib or raw deflate; each further gzip member gets a new decompressor, and anything else
-    after the end is ignored, as httpx and browsers do."""
+    """gzip or deflate, each call bounded by `max_length`; the first two bytes choose zlib or raw deflate,
+    each further gzip member gets a new decompressor, anything after the end is ignored (as httpx does)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
