@@ -31,11 +31,11 @@ class EvaluationError(RuntimeFailure):
         super().__init__(f"evaluator metric '{metric}' failed: {describe_exception(cause)}")
 
 
-def _context_for(metric: Metric) -> dict[str, Any]:
+def _context_keys(metric: Metric) -> frozenset[str]:
     """The execution context keywords `metric.score` declares (all, if it takes `**kwargs`)."""
     params = inspect.signature(metric.score).parameters
     every = any(p.kind is p.VAR_KEYWORD for p in params.values())
-    return {k: v for k, v in scope_context().items() if every or k in params}
+    return frozenset(k for k in ("execution_id", "team_id", "round_number") if every or k in params)
 
 
 class Evaluator:
@@ -53,6 +53,8 @@ class Evaluator:
         self.render_prompt = render_prompt
         self.weights = settings.normalized_weights()
         self.metrics = metrics or [create_metric(m, settings, base_dir=base_dir) for m in settings.metrics]
+        # read once: a metric's signature does not change between the rounds it scores
+        self._context_keys = {m.name: _context_keys(m) for m in self.metrics}
 
     @property
     def reference_metrics(self) -> list[str]:
@@ -65,7 +67,8 @@ class Evaluator:
         started = time.perf_counter()
         with telemetry.span("mixseek.metric", metric=metric.name, weight=self.weights[metric.name]) as span:
             try:
-                context = _context_for(metric)
+                keys = self._context_keys[metric.name]
+                context: dict[str, Any] = {k: v for k, v in scope_context().items() if k in keys}
                 if isinstance(metric, ReferenceMetric):  # only these see the answer key
                     context["reference"] = reference
                 outcome = await metric.score(user_prompt, submission, prompt, **context)
