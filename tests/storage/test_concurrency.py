@@ -157,7 +157,7 @@ async def test_data_errors_are_not_retried(db_path: Path) -> None:
     await store.initialize()
     start = time.monotonic()
     with pytest.raises(duckdb.ConstraintException):
-        await store.save_round(unchecked_record(evaluation_score=150.0))
+        await store.save_round(unchecked_record(evaluation_score=float("nan")))
     assert time.monotonic() - start < 1.0  # a single retry would have slept 2 s
     store.close()
 

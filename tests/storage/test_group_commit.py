@@ -63,7 +63,7 @@ async def test_a_bad_write_fails_alone_and_the_rest_commit(store: AggregationSto
             RoundKey("exec-1", "team-a", 1),
             RoundDecision(should_continue=False, reason="judgment", reasoning="done", confidence=0.9),
         ),
-        store.save_round(unchecked_record(team_id="team-c", evaluation_score=150.0)),  # CHECK fails
+        store.save_round(unchecked_record(team_id="team-c", evaluation_score=float("nan"))),  # CHECK fails
         store.save_round(record("team-d", 1, 40.0)),
         return_exceptions=True,
     )

@@ -65,7 +65,7 @@ async def test_message_history_bytes_are_stored_as_text(store: AggregationStore)
 async def test_failed_write_leaves_no_row_in_any_table(store: AggregationStore, db_path: Path) -> None:
     # round_history is written first, then leader_board rejects the score: all must roll back.
     with pytest.raises(duckdb.ConstraintException, match="CHECK constraint failed"):
-        await store.save_round(unchecked_record(evaluation_score=150.0))
+        await store.save_round(unchecked_record(evaluation_score=float("nan")))
     store.close()
     assert {table: count_rows(db_path, table) for table in ROUND_TABLES} == dict.fromkeys(ROUND_TABLES, 0)
 
@@ -73,7 +73,7 @@ async def test_failed_write_leaves_no_row_in_any_table(store: AggregationStore, 
 async def test_failed_replacement_keeps_the_previous_rows(store: AggregationStore) -> None:
     await store.save_round(record("team-a", 1, 40.0))
     with pytest.raises(duckdb.ConstraintException):
-        await store.save_round(unchecked_record(evaluation_score=-1.0, submission_content="bad"))
+        await store.save_round(unchecked_record(evaluation_score=float("inf"), submission_content="bad"))
 
     [row] = await store.get_leader_board("exec-1")
     assert (row.evaluation_score, row.submission_content) == (40.0, "team-a submission 1")

@@ -34,6 +34,7 @@ ALL_VERSIONS = [
     (6, "benches, bench_runs: mixseek bench task sets"),
     (7, "executions.active_since, active_before_seconds: duration across resumes"),
     (8, "execution_leases.command_sha256: the owner's command line"),
+    (9, "leader_board: scores on any scale; model_calls.settings"),
 ]
 
 
@@ -55,8 +56,8 @@ def versions(path: Path) -> list[tuple[int, str]]:
 
 
 def test_current_version_is_the_last_migration() -> None:
-    assert CURRENT_VERSION == 8
-    assert [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert CURRENT_VERSION == 9
+    assert [m.version for m in MIGRATIONS] == [1, 2, 3, 4, 5, 6, 7, 8, 9]
 
 
 async def test_new_file_gets_the_full_schema(db_path: Path) -> None:
@@ -152,7 +153,7 @@ async def test_newer_file_is_refused_with_a_clear_error(db_path: Path) -> None:
     async with AggregationStore(db_path) as store:
         await store.initialize()
     conn = duckdb.connect(str(db_path))
-    conn.execute("INSERT INTO schema_version (version, description) VALUES (9, 'from the future')")
+    conn.execute("INSERT INTO schema_version (version, description) VALUES (10, 'from the future')")
     conn.close()
 
     for read_only in (False, True):
@@ -161,7 +162,7 @@ async def test_newer_file_is_refused_with_a_clear_error(db_path: Path) -> None:
             await store.get_leader_board_ranking("exec-1")
         assert isinstance(caught.value, MixseekError)
         assert str(caught.value) == (
-            f"{db_path}: database schema version 9 is newer than this mixseek supports (up to 8); "
+            f"{db_path}: database schema version 10 is newer than this mixseek supports (up to 9); "
             "upgrade mixseek to open it"
         )
         assert not store.is_open
@@ -174,7 +175,7 @@ async def test_read_only_store_does_not_upgrade(db_path: Path) -> None:
     with pytest.raises(SchemaVersionError) as caught:
         await reader.initialize()
     assert str(caught.value) == (
-        f"{db_path}: database schema version 0 is older than this mixseek needs (8); "
+        f"{db_path}: database schema version 0 is older than this mixseek needs (9); "
         "open it read-write once to upgrade it"
     )
     assert tables(db_path) == []
@@ -211,6 +212,37 @@ async def test_version_3_file_gets_a_reference_column_and_keeps_its_executions(d
         await store.create_execution("new", "q", {}, reference="答え: 42")
         new = await store.get_execution("new")
         assert new is not None and new.reference == "答え: 42"
+    assert versions(db_path) == ALL_VERSIONS
+
+
+def test_version_8_file_keeps_its_board_and_takes_any_finite_score(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = duckdb.connect(str(db_path))
+    assert migrate(conn, str(db_path), MIGRATIONS[:8]) == 8
+    insert = (
+        "INSERT INTO leader_board (execution_id, team_id, team_name, round_number, evaluation_score, "
+        "submission_content) VALUES ('e', 't', 'T', ?, ?, 'x')"
+    )
+    conn.execute(insert, [1, 72.5])
+    with pytest.raises(duckdb.ConstraintException):
+        conn.execute(insert, [2, -100.0])
+    assert migrate(conn, str(db_path)) == 9
+    conn.execute(insert, [2, -100.0])
+    conn.execute(insert, [3, 1.25])
+    for not_a_score in (float("nan"), float("inf")):
+        with pytest.raises(duckdb.ConstraintException):
+            conn.execute(insert, [4, not_a_score])
+    assert conn.execute("SELECT round_number, evaluation_score FROM leader_board ORDER BY 1").fetchall() == [
+        (1, 72.5),
+        (2, -100.0),
+        (3, 1.25),
+    ]
+    conn.execute(
+        "INSERT INTO model_calls (execution_id, site, model, settings) VALUES ('e', 'leader', 'm', ?)",
+        ['{"seed": 7}'],
+    )
+    assert conn.execute("SELECT settings->>'seed' FROM model_calls").fetchall() == [("7",)]
+    conn.close()
     assert versions(db_path) == ALL_VERSIONS
 
 

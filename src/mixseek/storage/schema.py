@@ -34,6 +34,27 @@ class Migration:
     statements: tuple[str, ...]
 
 
+def _leader_board(name: str, score_check: str) -> str:
+    return f"""
+    CREATE TABLE {name} (
+        id BIGINT PRIMARY KEY DEFAULT nextval('leader_board_id_seq'),
+        execution_id TEXT NOT NULL,
+        team_id TEXT NOT NULL,
+        team_name TEXT NOT NULL,
+        round_number INTEGER NOT NULL CHECK (round_number >= 1),
+        evaluation_score DOUBLE NOT NULL CHECK ({score_check}),
+        evaluation_feedback TEXT,
+        score_details JSON,
+        submission_content TEXT NOT NULL,
+        submission_format TEXT DEFAULT 'structured_json',
+        usage_info JSON,
+        is_final BOOLEAN NOT NULL DEFAULT FALSE,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+        UNIQUE (execution_id, team_id, round_number)
+    )
+    """
+
+
 _INITIAL_SCHEMA: tuple[str, ...] = (
     f"""
     CREATE TABLE executions (
@@ -61,24 +82,7 @@ _INITIAL_SCHEMA: tuple[str, ...] = (
     )
     """,
     "CREATE SEQUENCE leader_board_id_seq",
-    """
-    CREATE TABLE leader_board (
-        id BIGINT PRIMARY KEY DEFAULT nextval('leader_board_id_seq'),
-        execution_id TEXT NOT NULL,
-        team_id TEXT NOT NULL,
-        team_name TEXT NOT NULL,
-        round_number INTEGER NOT NULL CHECK (round_number >= 1),
-        evaluation_score DOUBLE NOT NULL CHECK (evaluation_score BETWEEN 0 AND 100),
-        evaluation_feedback TEXT,
-        score_details JSON,
-        submission_content TEXT NOT NULL,
-        submission_format TEXT DEFAULT 'structured_json',
-        usage_info JSON,
-        is_final BOOLEAN NOT NULL DEFAULT FALSE,
-        created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
-        UNIQUE (execution_id, team_id, round_number)
-    )
-    """,
+    _leader_board("leader_board", "evaluation_score BETWEEN 0 AND 100"),
     "CREATE INDEX idx_leader_board_execution ON leader_board (execution_id)",
     f"""
     CREATE TABLE round_status (
@@ -222,6 +226,18 @@ _EXECUTION_ACTIVE_TIME: tuple[str, ...] = (
 # The owner's command-line digest, so a dashboard's Stop signals only that process.
 _LEASE_COMMAND: tuple[str, ...] = ("ALTER TABLE execution_leases ADD COLUMN command_sha256 TEXT",)
 
+# Scores on any scale (a metric declares its range): the board keeps any finite score. DuckDB cannot
+# drop a CHECK, so the table is copied; and each model call keeps the settings it ran with.
+_ANY_SCALE_AND_CALL_SETTINGS: tuple[str, ...] = (
+    _leader_board("leader_board_any_scale", "isfinite(evaluation_score)"),
+    "INSERT INTO leader_board_any_scale SELECT * FROM leader_board",
+    "DROP INDEX idx_leader_board_execution",
+    "DROP TABLE leader_board",
+    "ALTER TABLE leader_board_any_scale RENAME TO leader_board",
+    "CREATE INDEX idx_leader_board_execution ON leader_board (execution_id)",
+    "ALTER TABLE model_calls ADD COLUMN settings JSON",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", _INITIAL_SCHEMA),
     Migration(2, "model_calls: usage per model request", _MODEL_CALLS),
@@ -233,6 +249,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         7, "executions.active_since, active_before_seconds: duration across resumes", _EXECUTION_ACTIVE_TIME
     ),
     Migration(8, "execution_leases.command_sha256: the owner's command line", _LEASE_COMMAND),
+    Migration(9, "leader_board: scores on any scale; model_calls.settings", _ANY_SCALE_AND_CALL_SETTINGS),
 )
 
 CURRENT_VERSION = MIGRATIONS[-1].version
