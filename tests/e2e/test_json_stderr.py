@@ -76,3 +76,23 @@ def test_a_failing_run_writes_its_failures_as_json(tmp_path: Path) -> None:
     code, lines = json_lines("exec", "課題", "-w", str(ws), env={"SCRIPTED_DOWN": "alpha"})
     assert code != 0
     assert any("provider down" in line["message"] for line in lines)
+
+
+@pytest.mark.parametrize("flag", [["--log-format", "json"], ["--log-format=json"]])
+def test_a_ctrl_c_while_loading_is_one_json_line(flag: list[str]) -> None:
+    # the loading guard writes its line from the signal handler, before any stream is set up
+    code = (
+        "import os, signal, sys, time\n"
+        f"sys.argv = ['mixseek', 'exec', '課題', *{flag!r}]\n"
+        "from mixseek.cli.loading_guard import install\n"
+        "install()\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "time.sleep(30)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    (line,) = done.stderr.splitlines()
+    record = json.loads(line)
+    assert record["level"] == "error"
+    assert record["message"] == "interrupted: no execution was started"
+    assert record["at"].endswith("+00:00")

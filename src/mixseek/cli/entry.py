@@ -1,7 +1,7 @@
 """The `mixseek` program: Ctrl-C at any moment ends it with exit 130 and one line on stderr (`loading_guard`
 from the first statement, then `interrupts.run_guarded`)."""
 
-from mixseek.cli.loading_guard import install
+from mixseek.cli.loading_guard import install, requested
 
 install()
 
@@ -29,7 +29,7 @@ def _cli() -> None:
 
 def main() -> NoReturn:
     """The `mixseek` command."""
-    from mixseek.cli.json_stderr import requested, use_json_stderr
+    from mixseek.cli.json_stderr import use_json_stderr
 
     if requested(sys.argv[1:]):
         use_json_stderr()

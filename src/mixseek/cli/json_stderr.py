@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import io
-import itertools
 import json
 import sys
 from datetime import UTC, datetime
@@ -17,11 +16,6 @@ if TYPE_CHECKING:
     from mixseek.orchestrator.events import Event
 
 _LEVELS = {"error": "error", "interrupted": "error", "warning": "warning", "usage:": "error"}
-
-
-def requested(argv: list[str]) -> bool:
-    """Whether a command line asks for it, read before the command parses it (its usage errors too)."""
-    return "--log-format=json" in argv or ("--log-format", "json") in itertools.pairwise(argv)
 
 
 class JsonLines(io.TextIOBase):
