@@ -18,7 +18,7 @@ class RoundState(BaseModel):
 
     round_number: int = Field(ge=1)
     submission_content: str
-    evaluation_score: float = Field(ge=0.0, le=100.0)
+    evaluation_score: float = Field(allow_inf_nan=False)
     score_details: dict[str, Any] = Field(default_factory=dict)
     evaluation_feedback: str | None = None
     round_started_at: datetime

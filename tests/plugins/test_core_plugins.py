@@ -49,7 +49,7 @@ def core_workspace(root: Path) -> Path:
     _edit(agents / "gamma.toml", 'agent_type = "plain"\ntool_description = "手伝う"\nmodel = "script:member"',
           f'{LOOKUP}\ntool_description = "手伝う"\nmodel = "script:lookup"', LOOKUP_OPTIONS)  # fmt: skip
     metric = '[[evaluator.metrics]]\nname = "round"\nclass_path = "core_plugins.round_metric:RoundMetric"\n'
-    _edit(ws / "configs/evaluator.toml", "[evaluator]", "[evaluator]", metric)
+    _edit(ws / "configs/evaluator.toml", "[evaluator]", '[evaluator]\ncombine = "weighted_mean"', metric)
     return ws
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.metric_options import check_patterns, option_problem
@@ -34,6 +36,44 @@ PatternEntry = str | PatternRule
 """A `required_patterns`/`forbidden_patterns` item: a bare regex, or `{ pattern = …, label = … }`."""
 
 
+class ScaleBounds(BaseModel):
+    """The range a metric's scores lie in; a missing bound leaves that side open."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min: float | None = Field(default=None, allow_inf_nan=False)
+    max: float | None = Field(default=None, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ScaleBounds:
+        if self.min is not None and self.max is not None and self.min >= self.max:
+            raise ValueError(f"scale min ({self.min}) must be below max ({self.max})")
+        return self
+
+    def contains(self, score: float) -> bool:
+        """Whether `score` is finite and within the bounds."""
+        low, high = self.min, self.max
+        return math.isfinite(score) and (low is None or score >= low) and (high is None or score <= high)
+
+    def __str__(self) -> str:
+        if self == PERCENT:
+            return "0-100"
+        bounds = ", ".join(f"{k} = {v}" for k, v in self.model_dump(exclude_none=True).items())
+        return f"{{ {bounds} }}" if bounds else "unbounded"
+
+
+PERCENT = ScaleBounds(min=0.0, max=100.0)
+Scale = Literal["0-100", "unbounded"] | ScaleBounds
+"""A metric's `scale`: "0-100" (built-ins, the default), "unbounded", or `{ min = …, max = … }`."""
+
+
+def scale_bounds(scale: Scale | Mapping[str, float]) -> ScaleBounds:
+    """`scale` as bounds (a metric class may declare a plain dict)."""
+    if isinstance(scale, str):
+        return PERCENT if scale == "0-100" else ScaleBounds()
+    return ScaleBounds.model_validate(scale)
+
+
 class MetricConfig(BaseModel):
     """One metric: a built-in, registered or installed name, or any name with a custom class given as
     `module:Class` or `path/file.py:Class`."""
@@ -49,6 +89,7 @@ class MetricConfig(BaseModel):
     aggregate: Aggregate = "mean"
     trim: float = Field(default=0.2, ge=0.0, lt=0.5, description="share cut from each end (trimmed_mean)")
     class_path: str | None = None
+    scale: Scale | None = Field(default=None, description="the scores' range; None: the metric class's")
     system_instruction: str | None = None
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, gt=0)
@@ -108,6 +149,10 @@ class EvaluatorSettings(MixseekSettings):
     timeout_seconds: float = Field(default=120.0, gt=0)
     disagreement_threshold: float = Field(default=DEFAULT_DISAGREEMENT_THRESHOLD, ge=0.0, le=100.0)
     metrics: list[MetricConfig] = Field(default_factory=_default_metrics)
+    combine: str | None = Field(
+        default=None,
+        description='"weighted_mean" even across scales, or "metric:<name>": that metric\'s score',
+    )
 
     @field_validator("metrics")
     @classmethod
@@ -124,6 +169,32 @@ class EvaluatorSettings(MixseekSettings):
         if all(weighted) and sum(m.weight or 0.0 for m in v) <= 0:
             raise ValueError("metric weights must not all be zero")
         return v
+
+    @field_validator("combine")
+    @classmethod
+    def validate_combine(cls, v: str | None, info: ValidationInfo) -> str | None:
+        names = [m.name for m in info.data.get("metrics", [])]
+        if v is None or v == "weighted_mean" or (v.startswith("metric:") and v[len("metric:") :] in names):
+            return v
+        raise ValueError(
+            f'combine must be "weighted_mean" or "metric:<name>" with <name> one of {names}, not {v!r}'
+        )
+
+    def overall_scale(self, scales: Mapping[str, ScaleBounds]) -> ScaleBounds:
+        """The overall score's scale from each metric's (`scales`); a `ValueError` saying how to fix it when
+        the weighted mean would mix scales and `combine` does not accept that."""
+        if self.combine is not None and self.combine.startswith("metric:"):
+            return scales[self.combine.removeprefix("metric:")]
+        distinct = set(scales.values())
+        if len(distinct) == 1:
+            return distinct.pop()
+        if self.combine != "weighted_mean":
+            mixed = "; ".join(f"{name} is {scale}" for name, scale in scales.items())
+            raise ValueError(
+                f"the weighted mean of the metrics would mix scales ({mixed}): give them one `scale`, or set "
+                'combine = "metric:<name>" (the overall score is that metric\'s) or "weighted_mean" (the mix)'
+            )
+        return ScaleBounds()  # a mean across scales: no common bound
 
     def normalized_weights(self) -> dict[str, float]:
         """Weights that sum to 1; equal when none are given."""

@@ -12,8 +12,8 @@ from typing import Any
 from pydantic_ai import UsageLimitExceeded
 
 import mixseek.telemetry as telemetry
-from mixseek.config.evaluator import EvaluatorSettings
-from mixseek.errors import RuntimeFailure, describe_exception
+from mixseek.config.evaluator import EvaluatorSettings, scale_bounds
+from mixseek.errors import ConfigError, RuntimeFailure, describe_exception
 from mixseek.evaluator.metrics.base import Metric
 from mixseek.evaluator.metrics.reference import ReferenceMetric
 from mixseek.evaluator.metrics.registry import create_metric
@@ -53,6 +53,14 @@ class Evaluator:
         self.render_prompt = render_prompt
         self.weights = settings.normalized_weights()
         self.metrics = metrics or [create_metric(m, settings, base_dir=base_dir) for m in settings.metrics]
+        self.scales = {
+            m.name: scale_bounds(type(m).scale if m.config.scale is None else m.config.scale)
+            for m in self.metrics
+        }
+        try:
+            self.scale = settings.overall_scale(self.scales)
+        except ValueError as exc:
+            raise ConfigError(None, "evaluator.metrics", str(exc)) from None
         # read once: a metric's signature does not change between the rounds it scores
         self._context_keys = {m.name: _context_keys(m) for m in self.metrics}
 
@@ -79,8 +87,11 @@ class Evaluator:
             verdicts = None if outcome.judges is None else [vars(j) for j in outcome.judges]
             judges = None if verdicts is None else len(verdicts)
             telemetry.record(span, score=outcome.score, judges=judges, **telemetry.usage(outcome.usage))
-            if not 0.0 <= outcome.score <= 100.0:
-                raise EvaluationError(metric.name, ValueError(f"score {outcome.score} is outside 0–100"))
+            if not self.scales[metric.name].contains(outcome.score):
+                scale = self.scales[metric.name]
+                raise EvaluationError(
+                    metric.name, ValueError(f"score {outcome.score} is outside its scale {scale}")
+                )
         return MetricResult(
             name=metric.name,
             score=outcome.score,
@@ -111,7 +122,13 @@ class Evaluator:
                 # the first metric to fail cancels the others; report that one, not a group
                 raise failed.exceptions[0] from None
             results = [task.result() for task in tasks]
-            overall = sum(r.score * r.weight for r in results)
-            result = EvaluationResult(metrics=results, score=round(min(100.0, max(0.0, overall)), 4))
+            result = EvaluationResult(metrics=results, score=round(self._overall(results), 4))
             telemetry.record(span, score=result.score, **telemetry.usage(result.usage))
             return result
+
+    def _overall(self, results: list[MetricResult]) -> float:
+        """The weighted mean, or the one metric's score `combine = "metric:<name>"` names."""
+        combine = self.settings.combine or ""
+        if combine.startswith("metric:"):
+            return next(r.score for r in results if r.name == combine.removeprefix("metric:"))
+        return sum(r.score * r.weight for r in results)

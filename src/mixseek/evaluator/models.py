@@ -32,7 +32,7 @@ class MetricResult(BaseModel):
     model_config = {"arbitrary_types_allowed": True}
 
     name: str
-    score: float = Field(ge=0.0, le=100.0)
+    score: float
     comment: str
     weight: float
     usage: RunUsage = Field(default_factory=RunUsage, exclude=True)
@@ -74,7 +74,7 @@ class EvaluationResult(BaseModel):
     model_config = {"arbitrary_types_allowed": True}
 
     metrics: list[MetricResult]
-    score: float = Field(ge=0.0, le=100.0)
+    score: float
 
     @property
     def usage(self) -> RunUsage:

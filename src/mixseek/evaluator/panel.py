@@ -64,8 +64,6 @@ async def ask_panel(judges: Sequence[tuple[str, Score]]) -> list[JudgeVerdict]:
             raise
         except Exception as exc:
             return JudgeVerdict(model, None, None, describe_exception(exc))
-        if not 0.0 <= value <= 100.0:
-            return JudgeVerdict(model, None, None, f"score {value} is outside 0–100", usage)
         return JudgeVerdict(model, value, comment, None, usage)
 
     try:

@@ -172,6 +172,8 @@ def convert_evaluator(data: Mapping[str, Any], where: Where, report: Report) -> 
     if metrics:
         _weights(metrics, at, report)
         out["metrics"] = metrics
+        if custom:  # mixseek-core averages its unbounded custom metrics with the 0-100 ones
+            out["combine"] = "weighted_mean"
     elif body.get("metrics"):
         report.change(where.file, at.key("metrics"), "no metric carried over: the default metrics apply")
     handled = {"default_model", "llm_default", "metrics", *out}

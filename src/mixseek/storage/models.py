@@ -69,7 +69,7 @@ class RoundRecord(_Record):
     round_number: int = Field(ge=1)
     submission_content: str
     submission_format: str = "structured_json"
-    evaluation_score: float = Field(ge=0.0, le=100.0)
+    evaluation_score: float = Field(allow_inf_nan=False)
     evaluation_feedback: str | None = None
     score_details: dict[str, Any] = Field(default_factory=dict)
     usage_info: dict[str, Any] = Field(default_factory=dict)

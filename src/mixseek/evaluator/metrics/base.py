@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any, ClassVar
 from pydantic_ai import Agent, RunUsage
 from pydantic_ai.models import Model
 
-from mixseek.config.evaluator import Aggregate, EvaluatorSettings, MetricConfig
+from mixseek.config.evaluator import Aggregate, EvaluatorSettings, MetricConfig, Scale
 from mixseek.config.prompt_defaults import METRIC_INSTRUCTION
 from mixseek.evaluator.models import MetricScore
 from mixseek.evaluator.panel import JudgeVerdict, ask_panel, panel_score
@@ -35,9 +36,12 @@ class MetricOutcome:
 
 
 class Metric(ABC):
-    """Scores a submission 0–100. `score` gets the task, the submission and the rendered evaluator prompt, and
+    """Scores a submission. `score` gets the task, the submission and the rendered evaluator prompt, and
     those of the keywords `execution_id`, `team_id`, `round_number` it declares (or all, with `**kwargs`); a
-    `ReferenceMetric` also gets the execution's reference answer (`reference`)."""
+    `ReferenceMetric` also gets the execution's reference answer (`reference`). `scale` is the scores' range
+    when the metric's entry gives none: "0-100", "unbounded" or `{"min": …, "max": …}`."""
+
+    scale: ClassVar[Scale | Mapping[str, float]] = "0-100"
 
     def __init__(self, config: MetricConfig, settings: EvaluatorSettings) -> None:
         self.config = config
@@ -118,7 +122,10 @@ class LLMMetric(Metric):
 
 
 class BaseMetric(Metric):
-    """mixseek-core's metric: a subclass implements `evaluate` and is built without arguments."""
+    """mixseek-core's metric: a subclass implements `evaluate` and is built without arguments; its scores
+    are unbounded, as mixseek-core's are."""
+
+    scale: ClassVar[Scale | Mapping[str, float]] = "unbounded"
 
     def __init__(self) -> None:
         """Its config and settings are set by `create`."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mixseek.config.bundle import ExecutionConfig
-from mixseek.config.evaluator import EvaluatorSettings, MetricConfig
+from mixseek.config.evaluator import EvaluatorSettings, MetricConfig, ScaleBounds, scale_bounds
 from mixseek.config.registries import METRICS
 from mixseek.errors import ConfigError, MixseekError
 from mixseek.plugins import load_class
@@ -61,9 +61,15 @@ def metric_problems(config: ExecutionConfig) -> list[ConfigError]:
     origin = loaded.sources.get("metrics", "")
     from_env = origin.startswith("env ")
     problems: list[ConfigError] = []
+    base_dir = loaded.file.parent if loaded.file else config.workspace.configs  # as the evaluator's
+    try:
+        loaded.value.overall_scale({m.name: _scale(m, base_dir) for m in loaded.value.metrics})
+    except MixseekError:
+        pass  # a metric class that cannot be loaded: reported with the class paths
+    except ValueError as exc:
+        problems.append(ConfigError(origin if from_env else loaded.file, "evaluator.metrics", str(exc)))
     for i, metric in enumerate(loaded.value.metrics):
         if metric.json_schema is not None:
-            base_dir = loaded.file.parent if loaded.file else config.workspace.configs  # as the evaluator's
             problems.extend(_schema_problems(metric.json_schema, loaded.file, base_dir, i))
         if metric.class_path is not None or metric.name in METRICS.builtin_names():
             continue
@@ -74,6 +80,13 @@ def metric_problems(config: ExecutionConfig) -> list[ConfigError]:
             key = None if from_env else f"evaluator.metrics[{i}].name"
             problems.append(ConfigError(source, key, str(exc)))
     return problems
+
+
+def _scale(metric: MetricConfig, base_dir: Path) -> ScaleBounds:
+    """The metric's scale: its entry's, else its class's."""
+    if metric.scale is not None or (metric.class_path is None and metric.name in METRICS.builtin_names()):
+        return scale_bounds(metric.scale or "0-100")  # a built-in's class is not imported to check it
+    return scale_bounds(metric_class(metric, base_dir=base_dir).scale)
 
 
 def _schema_problems(
