@@ -85,20 +85,30 @@ def test_context_messages_are_seed_000_section_6_2() -> None:
     ]
 
 
-def test_round_state_refuses_a_round_below_1_and_a_score_outside_0_to_100() -> None:
+def test_round_state_refuses_a_round_below_1_and_a_score_that_is_not_finite() -> None:
+    """A score may lie outside 0–100 (a metric declares its scale), never NaN or an infinity."""
     now = datetime(2025, 11, 19, 12, 0, 0)
     with pytest.raises(ValidationError) as info:
         RoundState(
             round_number=0,
             submission_content="x",
-            evaluation_score=100.5,
+            evaluation_score=float("nan"),
             round_started_at=now,
             round_ended_at=now,
         )
     assert _messages(info.value) == [
         ("round_number", "Input should be greater than or equal to 1"),
-        ("evaluation_score", "Input should be less than or equal to 100"),
+        ("evaluation_score", "Input should be a finite number"),
     ]
+    for score in (-100.0, 100.5):
+        state = RoundState(
+            round_number=1,
+            submission_content="x",
+            evaluation_score=score,
+            round_started_at=now,
+            round_ended_at=now,
+        )
+        assert state.evaluation_score == score
 
 
 def test_invalid_tz_is_a_value_error_with_seed_000_section_6_3_message(

@@ -202,3 +202,16 @@ class EvaluatorSettings(MixseekSettings):
             return {m.name: 1.0 / len(self.metrics) for m in self.metrics}
         total = sum(m.weight or 0.0 for m in self.metrics)
         return {m.name: (m.weight or 0.0) / total for m in self.metrics}
+
+
+def stored_scale(evaluator: Any) -> ScaleBounds:
+    """The overall scale of a stored run's evaluator settings (a config snapshot's); a custom metric without
+    `scale` counts as unbounded (its class is not imported), as do unreadable settings."""
+    try:
+        scales = {
+            m["name"]: scale_bounds(m.get("scale") or ("unbounded" if m.get("class_path") else "0-100"))
+            for m in evaluator["metrics"]
+        }
+        return EvaluatorSettings.model_construct(combine=evaluator.get("combine")).overall_scale(scales)
+    except (TypeError, KeyError, ValueError, AttributeError):
+        return ScaleBounds()

@@ -1,6 +1,6 @@
 """Judges against human labels (`mixseek judges calibrate`): how well each judge model, metric and the overall
 score track the scores people gave the same stored submissions. Labels are a CSV with at least `execution_id`,
-`team_id`, `round_number` and `human_score` (0–100); other columns are ignored, so a spreadsheet's export
+`team_id`, `round_number` and `human_score`; other columns are ignored, so a spreadsheet's export
 works. One label per submission: averaging raters is the user's choice, not a silent one here. A judge is a
 panel judge's own score or, for a one-model metric, the model the config snapshot names; each is summarised by
 `stats.calibrate`."""
@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mixseek.config.evaluator import PERCENT, stored_scale
 from mixseek.config.metric_options import DETERMINISTIC_OPTIONS
 from mixseek.errors import InputError
 from mixseek.stats.calibration import Calibration, calibrate
@@ -116,8 +117,8 @@ def load_labels(path: Path) -> list[Label]:
             score = float(raw_score)
         except ValueError:
             raise _problem(path, line, f"human_score: {raw_score!r} is not a number") from None
-        if not math.isfinite(score) or not 0.0 <= score <= 100.0:
-            raise _problem(path, line, f"human_score: {raw_score} is outside 0–100 (the judges' scale)")
+        if not math.isfinite(score):  # on the execution's scale, which need not be 0–100
+            raise _problem(path, line, f"human_score: {raw_score} is not a finite number")
         key = (execution_id, team_id, round_number)
         if key in seen:
             raise _problem(path, line, f"a second label for the submission labelled on line {seen[key]}")
@@ -227,6 +228,10 @@ def calibrate_labels(
                 f"of execution {label.execution_id!r}",
             )
         human = label.human_score
+        scale = stored_scale(execution.config.get("evaluator"))
+        if not scale.contains(human):
+            shown = "0–100" if scale == PERCENT else scale
+            raise _problem(path, label.line, f"human_score: {human:g} is outside {shown} (the judges' scale)")
         collected.add(("overall", None, None), _number(row["evaluation_score"]), human)
         models = _metric_models(execution.config)
         for metric, entry in row["score_details"].items():

@@ -94,8 +94,10 @@ def score_chart_svg(view: ExecutionView, *, width: int = 720, height: int = 320)
             return (left + right) / 2
         return left + _INSET + (round_number - 1) * (right - left - 2 * _INSET) / (last_round - 1)
 
+    low, high, ticks = _axis([score for s in series for _, score in s.points])
+
     def y(score: float) -> float:
-        return bottom - min(max(score, 0.0), 100.0) / 100 * (bottom - top)
+        return bottom - (score - low) / (high - low) * (bottom - top)
 
     columns = max(1, (width - left) // _LEGEND_COLUMN)
     legend_rows = math.ceil(len(series) / columns)
@@ -107,12 +109,12 @@ def score_chart_svg(view: ExecutionView, *, width: int = 720, height: int = 320)
         "<title>Score by round</title>",
         f'<g class="chart-axes" {_FONT} fill="{_INK}">',
     ]
-    for score in range(0, 101, 20):
+    for score in ticks:
         out.append(
             f'<line class="chart-grid" x1="{left}" y1="{_n(y(score))}" x2="{right}" y2="{_n(y(score))}" '
             f'stroke="{_GRID}" stroke-width="1"/>'
         )
-        out.append(f'<text x="{left - 6}" y="{_n(y(score) + 4)}" text-anchor="end">{score}</text>')
+        out.append(f'<text x="{left - 6}" y="{_n(y(score) + 4)}" text-anchor="end">{score:g}</text>')
     out.append(
         f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="{_INK}" stroke-width="1"/>'
     )
@@ -136,6 +138,20 @@ def score_chart_svg(view: ExecutionView, *, width: int = 720, height: int = 320)
     out.extend(_legend(series, columns, left, height))
     out.append("</svg>")
     return Markup("\n".join(out))
+
+
+def _axis(scores: Sequence[float]) -> tuple[float, float, list[float]]:
+    """The y axis's ends and ticks: 0–100 by 20 when every score is in it, else the scores' range in round
+    steps (a metric may score on any scale)."""
+    low, high = min(scores, default=0.0), max(scores, default=100.0)
+    if low >= 0.0 and high <= 100.0:
+        return 0.0, 100.0, [float(t) for t in range(0, 101, 20)]
+    rough = max(high - low, 1.0) / 5
+    magnitude = 10 ** math.floor(math.log10(rough))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= rough)
+    start = math.floor(low / step) * step
+    ticks = [start + i * step for i in range(max(2, math.ceil((high - start) / step) + 1))]
+    return ticks[0], ticks[-1], ticks
 
 
 def _line(s: _Series, x: Callable[[int], float], y: Callable[[float], float]) -> str:

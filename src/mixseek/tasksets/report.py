@@ -196,7 +196,9 @@ class BenchReport:
 
 
 def _filled(outcome: RunOutcome, teams: Sequence[str]) -> dict[str, float]:
-    return {team: outcome.scores.get(team) or 0.0 for team in teams}
+    """A team without a score counts as the run's worst: 0, or the lowest score when one is below 0."""
+    floor = min([0.0, *(v for v in outcome.scores.values() if v is not None)])
+    return {team: floor if (v := outcome.scores.get(team)) is None else v for team in teams}
 
 
 def _ranks(scores: Mapping[str, float]) -> dict[str, float]:
