@@ -9,7 +9,7 @@ from mixseek.llm.settings import build_model_settings
 
 
 def agent_model_settings(config: LeaderAgentConfig | MemberAgentConfig) -> ModelSettings:
-    """Sampling and timeout settings of seed 004's agent configs, only those that are set."""
+    """The explicit settings that are set, then the config's `model_settings` table."""
     return build_model_settings(
         temperature=config.temperature,
         max_tokens=config.max_tokens,
@@ -17,4 +17,5 @@ def agent_model_settings(config: LeaderAgentConfig | MemberAgentConfig) -> Model
         seed=config.seed,
         stop_sequences=config.stop_sequences,
         timeout_seconds=config.timeout_seconds,
+        table=config.model_settings,
     )

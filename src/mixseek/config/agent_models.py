@@ -20,6 +20,7 @@ from pydantic import (
 from mixseek.config.loader import errors_from_validation
 from mixseek.config.member_options import CodeExecOptions, WebFetchOptions, WebSearchOptions
 from mixseek.config.model_ref import ModelRef
+from mixseek.config.model_settings import ModelSettingsTable, check_model_settings
 from mixseek.config.registries import (
     BUILTIN_OPTION_TABLES,
     CUSTOM_MEMBER_TYPE,
@@ -53,6 +54,7 @@ class LeaderAgentConfig(BaseModel):
     stop_sequences: list[str] | None = None
     top_p: float | None = Field(default=None, ge=0.0, le=1.0)
     seed: int | None = None
+    model_settings: ModelSettingsTable = None
     max_delegation_rounds: int = Field(default=5, ge=1, le=50)
 
     @field_validator("system_prompt")
@@ -63,6 +65,11 @@ class LeaderAgentConfig(BaseModel):
                 "system_prompt cannot be empty string. Use None for default prompt or provide valid text."
             )
         return v
+
+    @model_validator(mode="after")
+    def validate_model_settings(self) -> LeaderAgentConfig:
+        check_model_settings(self, [self.model])
+        return self
 
 
 class MemberAgentConfig(BaseModel):
@@ -84,6 +91,7 @@ class MemberAgentConfig(BaseModel):
     stop_sequences: list[str] | None = None
     top_p: float | None = Field(default=None, ge=0.0, le=1.0)
     seed: int | None = None
+    model_settings: ModelSettingsTable = None
     config: str | None = None
     class_path: str | None = None
     web_fetch: WebFetchOptions = Field(default_factory=WebFetchOptions)
@@ -141,6 +149,7 @@ class MemberAgentConfig(BaseModel):
             )
         if self.class_path and self.agent_type != CUSTOM_MEMBER_TYPE:
             raise ValueError('class_path is only used with agent_type = "custom"')
+        check_model_settings(self, [self.model])
         return self
 
     def get_tool_name(self) -> str:

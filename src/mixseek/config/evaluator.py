@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.metric_options import check_patterns, option_problem
 from mixseek.config.model_ref import ModelRef
+from mixseek.config.model_settings import ModelSettingsTable, check_model_settings
 from mixseek.config.registries import METRICS
 
 BUILTIN_METRICS = METRICS.builtin_names()
@@ -95,6 +96,7 @@ class MetricConfig(BaseModel):
     max_tokens: int | None = Field(default=None, gt=0)
     max_retries: int | None = Field(default=None, ge=0)
     timeout_seconds: float | None = Field(default=None, gt=0)
+    model_settings: ModelSettingsTable = None
     # the deterministic metrics' own keys (see `metric_options`): each belongs to one metric
     min_chars: int | None = Field(default=None, ge=0)
     max_chars: int | None = Field(default=None, gt=0)
@@ -147,6 +149,8 @@ class EvaluatorSettings(MixseekSettings):
     max_tokens: int | None = Field(default=None, gt=0)
     max_retries: int = Field(default=3, ge=0)
     timeout_seconds: float = Field(default=120.0, gt=0)
+    model_settings: ModelSettingsTable = None
+    """Every LLM metric's, under its own `model_settings` and explicit keys."""
     disagreement_threshold: float = Field(default=DEFAULT_DISAGREEMENT_THRESHOLD, ge=0.0, le=100.0)
     metrics: list[MetricConfig] = Field(default_factory=_default_metrics)
     combine: str | None = Field(
@@ -179,6 +183,20 @@ class EvaluatorSettings(MixseekSettings):
         raise ValueError(
             f'combine must be "weighted_mean" or "metric:<name>" with <name> one of {names}, not {v!r}'
         )
+
+    @model_validator(mode="after")
+    def validate_model_settings(self) -> EvaluatorSettings:
+        check_model_settings(self, [self.model, *(j for m in self.metrics for j in m.judge_models or [])])
+        for i, m in enumerate(self.metrics):
+            check_model_settings(
+                m, m.judge_models or [self.model], explicit=("temperature", "max_tokens"), at=("metrics", i)
+            )
+        return self
+
+    def metric_model_settings(self, metric: MetricConfig) -> dict[str, Any]:
+        """A metric's judges' table: this file's, less the keys the metric sets itself, then its own."""
+        inherited = {k: v for k, v in (self.model_settings or {}).items() if getattr(metric, k, None) is None}
+        return inherited | (metric.model_settings or {})
 
     def overall_scale(self, scales: Mapping[str, ScaleBounds]) -> ScaleBounds:
         """The overall score's scale from each metric's (`scales`); a `ValueError` saying how to fix it when

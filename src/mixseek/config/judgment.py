@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.model_ref import ModelRef
+from mixseek.config.model_settings import ModelSettingsTable, check_model_settings
 from mixseek.config.text_fields import OptionalText
 
 
@@ -23,3 +24,9 @@ class JudgmentSettings(MixseekSettings):
     max_retries: int = Field(default=3, ge=0)
     system_instruction: OptionalText = None
     judge_on_final_round: bool = False
+    model_settings: ModelSettingsTable = None
+
+    @model_validator(mode="after")
+    def validate_model_settings(self) -> JudgmentSettings:
+        check_model_settings(self, [self.model])
+        return self

@@ -28,6 +28,7 @@ MODEL_KEYS = (
     "max_tokens",
     "max_retries",
     "timeout_seconds",
+    "model_settings",
 )
 """Keys that configure a judge model: refused on a metric that calls none."""
 

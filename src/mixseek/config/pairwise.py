@@ -6,10 +6,11 @@ from __future__ import annotations
 import math
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from mixseek.config.loader import MixseekSettings
 from mixseek.config.model_ref import ModelRef
+from mixseek.config.model_settings import ModelSettingsTable, check_model_settings
 from mixseek.config.text_fields import OptionalText
 
 PairwiseSchedule = Literal["round_robin", "top_k", "swiss"]
@@ -36,6 +37,14 @@ class PairwiseSettings(MixseekSettings):
     max_tokens: int | None = Field(default=None, gt=0)
     timeout_seconds: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0)
+    model_settings: ModelSettingsTable = None
+
+    @model_validator(mode="after")
+    def validate_model_settings(self) -> PairwiseSettings:
+        check_model_settings(
+            self, [self.model], explicit=("temperature", "max_tokens")
+        )  # seed: the bootstrap's
+        return self
 
     def comparisons_for(self, teams: int) -> int:
         """How many comparisons the schedule makes for `teams` teams (twice as many model calls)."""

@@ -10,7 +10,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, context
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiolimiter import AsyncLimiter
 from pydantic_ai import RunUsage, UsageLimitExceeded
@@ -20,6 +20,7 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 
 from mixseek.errors import RuntimeFailure
+from mixseek.llm.settings import recorded_settings
 from mixseek.llm.usage import usage_to_dict
 
 
@@ -94,6 +95,8 @@ class LedgerEntry:
     model: str
     usage: RunUsage
     at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    settings: dict[str, Any] | None = None
+    """The model settings the request ran with (`recorded_settings`)."""
 
     def as_row(self) -> dict[str, object]:
         """The form `AggregationStore.record_model_calls` stores."""
@@ -107,6 +110,7 @@ class LedgerEntry:
             "output_tokens": self.usage.output_tokens,
             "cost": float(self.usage.cost) if self.usage.cost is not None else None,
             "created_at": self.at,
+            "settings": self.settings,
         }
 
 
@@ -153,7 +157,7 @@ class UsageLedger:
         """Entries taken for a write that failed: a later write or flush stores them."""
         self._unsaved[:0] = entries
 
-    def record(self, site: str, model: str, usage: RunUsage) -> None:
+    def record(self, site: str, model: str, usage: RunUsage, settings: dict[str, Any] | None = None) -> None:
         scope = _scope.get()
         entry = LedgerEntry(
             team_id=scope.team_id if scope else None,
@@ -161,6 +165,7 @@ class UsageLedger:
             site=site,
             model=model,
             usage=usage,
+            settings=settings,
         )
         self.entries.append(entry)
         self._unsaved.append(entry)
@@ -305,13 +310,13 @@ class GovernedModel(WrapperModel):
             except Exception:
                 # a failed attempt still reached (and may be billed by) the provider: it counts
                 # towards `max_requests` like any other (mixseek retries it as a new request)
-                self._spent(ticket, RunUsage(requests=1))
+                self._spent(ticket, RunUsage(requests=1), model_settings)
                 raise
             usage = RunUsage(requests=1)
             usage.incr(response.usage)
-            self._spent(ticket, usage)
+            self._spent(ticket, usage, model_settings)
         return response
 
-    def _spent(self, ticket: Ticket, usage: RunUsage) -> None:
-        self.governor.ledger.record(self.site, self.model_string, usage)
+    def _spent(self, ticket: Ticket, usage: RunUsage, settings: ModelSettings | None) -> None:
+        self.governor.ledger.record(self.site, self.model_string, usage, recorded_settings(settings))
         ticket.spent = usage

@@ -1,10 +1,45 @@
-"""Model settings from the optional generation parameters of an agent config."""
+"""Model settings: a role's explicit keys and its `model_settings` table merged, checked against the settings
+type of each model's provider, and recorded without credentials."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+import typing
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
 
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic.errors import PydanticUserError
 from pydantic_ai.settings import ModelSettings
+from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+from mixseek.llm.model_string import PROVIDER_ALIASES
+from mixseek.redaction import Redactor
+
+# pydantic-ai's provider name -> (module of pydantic_ai.models, its settings TypedDict); OpenAI-compatible
+# providers take OpenAIChatModelSettings, the rest (local:, test, plugins) the base ModelSettings
+_SETTINGS_TYPES: dict[str, tuple[str, str]] = {
+    "openai": ("openai", "OpenAIResponsesModelSettings"),  # pydantic-ai 2 builds a Responses model for it
+    "openai-responses": ("openai", "OpenAIResponsesModelSettings"),
+    "openai-chat": ("openai", "OpenAIChatModelSettings"),
+    "anthropic": ("anthropic", "AnthropicModelSettings"),
+    "google": ("google", "GoogleModelSettings"),
+    "google-cloud": ("google", "GoogleModelSettings"),
+    **{p: (p, f"{p.capitalize()}ModelSettings") for p in ("groq", "mistral", "bedrock", "cohere", "xai")},
+    "huggingface": ("huggingface", "HuggingFaceModelSettings"),
+    "openrouter": ("openrouter", "OpenRouterModelSettings"),
+    "cerebras": ("cerebras", "CerebrasModelSettings"),
+}
+
+RESERVED = {
+    "timeout": "set by timeout_seconds",
+    "max_retries": "mixseek retries each request itself (max_retries, outside the table); the SDK's stay 0",
+}
+"""Keys mixseek sets itself: refused in a table."""
+
+MASKED = ("extra_headers", "extra_body")
+"""Keys whose values may carry credentials: only their names are recorded."""
 
 
 def build_model_settings(
@@ -16,23 +51,80 @@ def build_model_settings(
     stop_sequences: Sequence[str] | None = None,
     timeout_seconds: float | None = None,
     max_retries: int | None = None,
+    table: Mapping[str, Any] | None = None,
 ) -> ModelSettings:
-    """pydantic-ai `ModelSettings` of the values that are set, so each model keeps its own defaults.
-    `timeout_seconds` becomes `timeout` (one HTTP request) and `max_retries` the SDK's retry count (0 for the
-    models `create_model` builds: mixseek retries itself)."""
-    settings = ModelSettings()
-    if temperature is not None:
-        settings["temperature"] = temperature
-    if max_tokens is not None:
-        settings["max_tokens"] = max_tokens
-    if top_p is not None:
-        settings["top_p"] = top_p
-    if seed is not None:
-        settings["seed"] = seed
-    if stop_sequences is not None:
-        settings["stop_sequences"] = list(stop_sequences)
-    if timeout_seconds is not None:
-        settings["timeout"] = timeout_seconds
-    if max_retries is not None:
-        settings["max_retries"] = max_retries
-    return settings
+    """The explicit keys that are set (`timeout_seconds` as `timeout`: one HTTP request; `max_retries` the
+    SDK's, 0 under `create_model`: mixseek retries itself), then `table`."""
+    stop = None if stop_sequences is None else list(stop_sequences)
+    given = dict(temperature=temperature, max_tokens=max_tokens, top_p=top_p, seed=seed, stop_sequences=stop)
+    given |= {"timeout": timeout_seconds, "max_retries": max_retries}
+    settings: ModelSettings = {k: v for k, v in given.items() if v is not None}  # type: ignore[assignment]
+    return settings | dict(table or {})  # type: ignore[return-value]
+
+
+def _provider(model: object) -> str:
+    name = model.partition(":")[0] if isinstance(model, str) else str(getattr(model, "system", ""))
+    return PROVIDER_ALIASES.get(name, name)
+
+
+@cache
+def settings_type(provider: str) -> tuple[type, str | None]:
+    """The settings TypedDict of `provider`'s models, and the key prefix taken unchecked when its SDK is
+    missing (then the base ModelSettings is all that can be checked)."""
+    from pydantic_ai.models import OpenAIChatCompatibleProvider
+
+    chat = provider in typing.get_args(OpenAIChatCompatibleProvider.__value__)
+    module, name = _SETTINGS_TYPES.get(provider) or (
+        ("openai", "OpenAIChatModelSettings") if chat else ("", "")
+    )
+    if not module:
+        return ModelSettings, None
+    try:
+        return getattr(importlib.import_module(f"pydantic_ai.models.{module}"), name), None
+    except ImportError:
+        return ModelSettings, f"{module}_"
+
+
+@cache
+def _adapter(hint: Any) -> TypeAdapter[Any]:
+    try:
+        return TypeAdapter(hint, config=ConfigDict(arbitrary_types_allowed=True))
+    except PydanticUserError:  # a TypedDict carries its own config
+        return TypeAdapter(hint)
+
+
+def settings_problem(models: Sequence[object], table: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The first key of `table` a model's provider does not take (or whose value does not fit), and why."""
+    for key, value in table.items():
+        if key in RESERVED:
+            return key, RESERVED[key]
+        for model in models:
+            provider = _provider(model)
+            settings, unchecked = settings_type(provider)
+            hints = typing.get_type_hints(settings)
+            if key not in hints:
+                if unchecked and key.startswith(unchecked):
+                    continue
+                known = ", ".join(sorted(set(hints) - set(RESERVED)))
+                sdk = f" (its SDK is not installed: {unchecked}* keys pass unchecked)" if unchecked else ""
+                return key, f"not a setting of {provider or 'these'} models{sdk}; known: {known}"
+            try:
+                _adapter(hints[key]).validate_python(value)
+            except ValidationError as exc:
+                return key, exc.errors()[0]["msg"]
+    return None
+
+
+def recorded_settings(settings: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """`settings` as stored and shown: JSON values only, `MASKED` values replaced, credentials redacted."""
+    if not settings:
+        return None
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key in MASKED:
+            value = dict.fromkeys(value, "[REDACTED]") if isinstance(value, Mapping) else "[REDACTED]"
+        try:
+            out[key] = to_jsonable_python(value)
+        except PydanticSerializationError:
+            continue  # an SDK object (an httpx Timeout): not recordable
+    return Redactor().value(out)  # type: ignore[no-any-return]

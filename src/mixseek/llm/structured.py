@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic_ai import Agent, RunUsage, UsageLimitExceeded
 from pydantic_ai.models import Model
@@ -26,6 +27,7 @@ def structured_agent(
     temperature: float | None,
     max_tokens: int | None,
     timeout_seconds: float | None,
+    model_settings: Mapping[str, Any] | None = None,
 ) -> Agent[None, OutputT]:
     """`max_retries` counts both kinds of retry: a failed request (retried by `RetryingModel`, so the
     governor sees every attempt) and an answer that fails validation (sent back as a retry prompt)."""
@@ -34,7 +36,10 @@ def structured_agent(
         output_type=output_type,
         instructions=instructions,
         model_settings=build_model_settings(
-            temperature=temperature, max_tokens=max_tokens, timeout_seconds=timeout_seconds
+            temperature=temperature,
+            max_tokens=max_tokens,
+            timeout_seconds=timeout_seconds,
+            table=model_settings,
         ),
         retries=max_retries,
         name=name,
@@ -50,6 +55,7 @@ class JudgeSettings(Protocol):
     temperature: float | None
     max_tokens: int | None
     timeout_seconds: float
+    model_settings: dict[str, Any] | None
 
 
 class JudgeError(RuntimeFailure):
@@ -84,6 +90,7 @@ class StructuredJudge(Generic[OutputT]):
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             timeout_seconds=settings.timeout_seconds,
+            model_settings=settings.model_settings,
         )
 
     async def ask(self, prompt: str) -> Judged[OutputT]:

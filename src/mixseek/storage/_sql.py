@@ -170,7 +170,7 @@ LEASE_COLUMNS = (
 
 MODEL_CALL_INSERT_COLUMNS = (
     "execution_id, team_id, round_number, site, model, "
-    "requests, input_tokens, output_tokens, cost, created_at"
+    "requests, input_tokens, output_tokens, cost, created_at, settings"
 )
 
 

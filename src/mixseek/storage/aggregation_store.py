@@ -9,6 +9,7 @@ in the transaction of its leader_board rows: 1.4 ms where the direct aggregate t
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -130,6 +131,7 @@ def _call_rows(execution_id: str, calls: Sequence[Mapping[str, Any]]) -> list[Ca
             int(c.get("output_tokens", 0)),
             c.get("cost"),
             as_utc(c["created_at"]) if c.get("created_at") else _rows.now(),
+            json.dumps(c["settings"]) if c.get("settings") else None,
         ]
         for c in calls
     ]

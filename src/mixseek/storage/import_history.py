@@ -70,6 +70,7 @@ def _call_row(execution_id: str, call: ModelCallUsage) -> list[object]:
         "execution_id": execution_id,
         "cost": None,
         "created_at": as_utc(call.created_at),
+        "settings": None,
     }
     return [values[column] for column in _CALL_COLUMNS]
 

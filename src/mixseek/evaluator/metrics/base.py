@@ -93,6 +93,7 @@ class LLMMetric(Metric):
             temperature=config.temperature if config.temperature is not None else settings.temperature,
             max_tokens=config.max_tokens or settings.max_tokens,
             timeout_seconds=config.timeout_seconds or settings.timeout_seconds,
+            model_settings=settings.metric_model_settings(config),
         )
 
     @property

@@ -56,6 +56,7 @@ class ModelCall(BaseModel):
     output_tokens: int
     cost: float | None
     created_at: datetime
+    settings: dict[str, Any] | None = None
 
 
 class _Write(BaseModel):
