@@ -3,6 +3,7 @@ type of each model's provider, and recorded without credentials."""
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import typing
 from collections.abc import Mapping, Sequence
@@ -33,7 +34,7 @@ _SETTINGS_TYPES: dict[str, tuple[str, str]] = {
 }
 
 RESERVED = {
-    "timeout": "set by timeout_seconds",
+    "timeout": "mixseek sets it from timeout_seconds: use that key",
     "max_retries": "mixseek retries each request itself (max_retries, outside the table); the SDK's stay 0",
 }
 """Keys mixseek sets itself: refused in a table."""
@@ -105,9 +106,13 @@ def settings_problem(models: Sequence[object], table: Mapping[str, Any]) -> tupl
             if key not in hints:
                 if unchecked and key.startswith(unchecked):
                     continue
-                known = ", ".join(sorted(set(hints) - set(RESERVED)))
+                known = sorted(set(hints) - set(RESERVED))
+                near = "".join(f" (did you mean {m!r}?)" for m in difflib.get_close_matches(key, known, 1))
                 sdk = f" (its SDK is not installed: {unchecked}* keys pass unchecked)" if unchecked else ""
-                return key, f"not a setting of {provider or 'these'} models{sdk}; known: {known}"
+                return (
+                    key,
+                    f"not a setting of {provider or 'these'} models{near}{sdk}; known: {', '.join(known)}",
+                )
             try:
                 _adapter(hints[key]).validate_python(value)
             except ValidationError as exc:
