@@ -100,9 +100,9 @@ def test_mixing_scales_without_combine_is_one_line_exit_2(tmp_path: Path) -> Non
     done = mixseek("exec", "trade", "-w", str(ws))
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        f"error: {ws / 'configs' / 'evaluator.toml'}: evaluator.metrics: the weighted mean of the metrics "
-        "would mix scales (sharpe is unbounded; length is 0-100): give them one `scale`, or set "
-        'combine = "metric:<name>" (the overall score is that metric\'s) or "weighted_mean" (the mix)'
+        f"error: {ws / 'configs' / 'evaluator.toml'}: evaluator.metrics: the weighted mean would mix scales "
+        '(sharpe is unbounded; length is 0-100): set combine = "metric:<name>" (that metric decides) or '
+        '"weighted_mean", or give one scale'
     ]
 
 

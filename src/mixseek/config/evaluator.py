@@ -13,6 +13,7 @@ from mixseek.config.metric_options import check_patterns, option_problem
 from mixseek.config.model_ref import ModelRef
 from mixseek.config.model_settings import ModelSettingsTable, check_model_settings
 from mixseek.config.registries import METRICS
+from mixseek.errors import ConfigError
 
 BUILTIN_METRICS = METRICS.builtin_names()
 
@@ -57,10 +58,8 @@ class ScaleBounds(BaseModel):
         return math.isfinite(score) and (low is None or score >= low) and (high is None or score <= high)
 
     def __str__(self) -> str:
-        if self == PERCENT:
-            return "0-100"
         bounds = ", ".join(f"{k} = {v}" for k, v in self.model_dump(exclude_none=True).items())
-        return f"{{ {bounds} }}" if bounds else "unbounded"
+        return "0-100" if self == PERCENT else f"{{ {bounds} }}" if bounds else "unbounded"
 
 
 PERCENT = ScaleBounds(min=0.0, max=100.0)
@@ -177,12 +176,10 @@ class EvaluatorSettings(MixseekSettings):
     @field_validator("combine")
     @classmethod
     def validate_combine(cls, v: str | None, info: ValidationInfo) -> str | None:
-        names = [m.name for m in info.data.get("metrics", [])]
-        if v is None or v == "weighted_mean" or (v.startswith("metric:") and v[len("metric:") :] in names):
-            return v
-        raise ValueError(
-            f'combine must be "weighted_mean" or "metric:<name>" with <name> one of {names}, not {v!r}'
-        )
+        names = [f"metric:{m.name}" for m in info.data.get("metrics", [])]
+        if v not in (None, "weighted_mean", *names):
+            raise ValueError(f'combine must be "weighted_mean" or one of {names}, not {v!r}')
+        return v
 
     @model_validator(mode="after")
     def validate_model_settings(self) -> EvaluatorSettings:
@@ -199,7 +196,7 @@ class EvaluatorSettings(MixseekSettings):
         return inherited | (metric.model_settings or {})
 
     def overall_scale(self, scales: Mapping[str, ScaleBounds]) -> ScaleBounds:
-        """The overall score's scale from each metric's (`scales`); a `ValueError` saying how to fix it when
+        """The overall score's scale from each metric's (`scales`); a `ConfigError` saying how to fix it when
         the weighted mean would mix scales and `combine` does not accept that."""
         if self.combine is not None and self.combine.startswith("metric:"):
             return scales[self.combine.removeprefix("metric:")]
@@ -208,9 +205,9 @@ class EvaluatorSettings(MixseekSettings):
             return distinct.pop()
         if self.combine != "weighted_mean":
             mixed = "; ".join(f"{name} is {scale}" for name, scale in scales.items())
-            raise ValueError(
-                f"the weighted mean of the metrics would mix scales ({mixed}): give them one `scale`, or set "
-                'combine = "metric:<name>" (the overall score is that metric\'s) or "weighted_mean" (the mix)'
+            fix = 'set combine = "metric:<name>" (that metric decides) or "weighted_mean", or give one scale'
+            raise ConfigError(
+                None, "evaluator.metrics", f"the weighted mean would mix scales ({mixed}): {fix}"
             )
         return ScaleBounds()  # a mean across scales: no common bound
 

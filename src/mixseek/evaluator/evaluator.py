@@ -13,7 +13,7 @@ from pydantic_ai import UsageLimitExceeded
 
 import mixseek.telemetry as telemetry
 from mixseek.config.evaluator import EvaluatorSettings, scale_bounds
-from mixseek.errors import ConfigError, RuntimeFailure, describe_exception
+from mixseek.errors import RuntimeFailure, describe_exception
 from mixseek.evaluator.metrics.base import Metric
 from mixseek.evaluator.metrics.reference import ReferenceMetric
 from mixseek.evaluator.metrics.registry import create_metric
@@ -53,14 +53,8 @@ class Evaluator:
         self.render_prompt = render_prompt
         self.weights = settings.normalized_weights()
         self.metrics = metrics or [create_metric(m, settings, base_dir=base_dir) for m in settings.metrics]
-        self.scales = {
-            m.name: scale_bounds(type(m).scale if m.config.scale is None else m.config.scale)
-            for m in self.metrics
-        }
-        try:
-            self.scale = settings.overall_scale(self.scales)
-        except ValueError as exc:
-            raise ConfigError(None, "evaluator.metrics", str(exc)) from None
+        self.scales = {m.name: scale_bounds(m.config.scale or m.scale) for m in self.metrics}
+        self.scale = settings.overall_scale(self.scales)
         # read once: a metric's signature does not change between the rounds it scores
         self._context_keys = {m.name: _context_keys(m) for m in self.metrics}
 
@@ -80,6 +74,8 @@ class Evaluator:
                 if isinstance(metric, ReferenceMetric):  # only these see the answer key
                     context["reference"] = reference
                 outcome = await metric.score(user_prompt, submission, prompt, **context)
+                if not self.scales[metric.name].contains(outcome.score):
+                    raise ValueError(f"score {outcome.score} is outside its scale {self.scales[metric.name]}")
             except UsageLimitExceeded:
                 raise
             except Exception as exc:
@@ -87,11 +83,6 @@ class Evaluator:
             verdicts = None if outcome.judges is None else [vars(j) for j in outcome.judges]
             judges = None if verdicts is None else len(verdicts)
             telemetry.record(span, score=outcome.score, judges=judges, **telemetry.usage(outcome.usage))
-            if not self.scales[metric.name].contains(outcome.score):
-                scale = self.scales[metric.name]
-                raise EvaluationError(
-                    metric.name, ValueError(f"score {outcome.score} is outside its scale {scale}")
-                )
         return MetricResult(
             name=metric.name,
             score=outcome.score,
@@ -128,7 +119,5 @@ class Evaluator:
 
     def _overall(self, results: list[MetricResult]) -> float:
         """The weighted mean, or the one metric's score `combine = "metric:<name>"` names."""
-        combine = self.settings.combine or ""
-        if combine.startswith("metric:"):
-            return next(r.score for r in results if r.name == combine.removeprefix("metric:"))
-        return sum(r.score * r.weight for r in results)
+        chosen = [r.score for r in results if f"metric:{r.name}" == self.settings.combine]
+        return chosen[0] if chosen else sum(r.score * r.weight for r in results)

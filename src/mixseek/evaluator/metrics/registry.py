@@ -64,10 +64,10 @@ def metric_problems(config: ExecutionConfig) -> list[ConfigError]:
     base_dir = loaded.file.parent if loaded.file else config.workspace.configs  # as the evaluator's
     try:
         loaded.value.overall_scale({m.name: _scale(m, base_dir) for m in loaded.value.metrics})
+    except ConfigError as exc:
+        problems.append(ConfigError(origin if from_env else loaded.file, exc.key, exc.reason))
     except MixseekError:
         pass  # a metric class that cannot be loaded: reported with the class paths
-    except ValueError as exc:
-        problems.append(ConfigError(origin if from_env else loaded.file, "evaluator.metrics", str(exc)))
     for i, metric in enumerate(loaded.value.metrics):
         if metric.json_schema is not None:
             problems.extend(_schema_problems(metric.json_schema, loaded.file, base_dir, i))
