@@ -1,6 +1,5 @@
-"""Judge panels: several models score one metric and their scores are combined (mean, median or trimmed
-mean), steadier than one judge's noisy, self-biased score. A failed judge leaves a hole; all failed: the
-metric fails."""
+"""Judge panels: several models score one metric, combined (mean, median or trimmed mean) to steady one
+judge's noisy, self-biased score; a failed judge leaves a hole, all failed fail the metric."""
 
 from __future__ import annotations
 

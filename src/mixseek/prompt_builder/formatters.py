@@ -1,6 +1,5 @@
-"""Turn round history, leaderboard ranking, team position and the clock into prompt text. The optional limits
-(`max_items`, `preview_chars`, `max_teams`) are off by default, so the default output is the original format
-exactly."""
+"""Round history, ranking, team position and the clock as prompt text; the limits, off by default, keep the
+default output the original format exactly."""
 
 from __future__ import annotations
 
@@ -117,10 +116,8 @@ def format_ranking_table(
     max_teams: int | None = None,
     language: PromptLanguage = "ja",
 ) -> str:
-    """The leaderboard as one line per team, the caller's own (`team_id`) in bold, or the empty-case text.
-    `ranking` entries have the `RANKING_KEYS`, best first; `team_name` is unused (lines show the name in the
-    ranking). `max_teams` shows the top N plus the caller's line, marking teams left out. Raises `ValueError`
-    for an entry missing a key or `max_teams` < 1."""
+    """One line per team of `ranking` (`RANKING_KEYS`, best first; `team_name` unused), `team_id`'s in bold;
+    `max_teams` shows the top N plus the caller's, marking teams left out. `ValueError` for a bad entry."""
     _check_limit("max_teams", max_teams)
     texts = prompt_texts(language)
     if not ranking:

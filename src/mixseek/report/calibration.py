@@ -1,9 +1,5 @@
-"""Judges against human labels (`mixseek judges calibrate`): how well each judge model, metric and the overall
-score track the scores people gave the same stored submissions. Labels are a CSV with at least `execution_id`,
-`team_id`, `round_number` and `human_score`; other columns are ignored, so a spreadsheet's export
-works. One label per submission: averaging raters is the user's choice, not a silent one here. A judge is a
-panel judge's own score or, for a one-model metric, the model the config snapshot names; each is summarised by
-`stats.calibrate`."""
+"""Judges against human labels (`mixseek judges calibrate`): how well each judge, metric and the overall score
+track people's scores of the same stored submissions, one label per submission (a CSV naming `COLUMNS`)."""
 
 from __future__ import annotations
 

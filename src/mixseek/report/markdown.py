@@ -1,16 +1,7 @@
-"""Model-written Markdown as HTML that is safe to put in a page.
-
-Everything a model wrote is untrusted. It is rendered by markdown-it (CommonMark plus tables and
-strikethrough) with raw HTML turned off, so `<script>` in a submission shows as text; the result
-then goes through nh3 with a short allowlist of tags and attributes, so nothing a renderer quirk
-lets through can carry a script, an event handler or a style. Links keep only http, https, mailto
-and relative targets (and open nothing about the page: `rel="noopener noreferrer nofollow"`);
-images only `data:` images and relative sources, which is all the dashboard's Content-Security-
-Policy (`img-src 'self' data:`) would load anyway; another image becomes a link to it, or its alt
-text. Control characters and bidirectional overrides are stripped first (`text_safety`).
-
-Both front ends use this: the dashboard and the self-contained HTML report.
-"""
+"""Model-written (untrusted) Markdown as HTML safe in a page, for the dashboard and HTML report: markdown-it
+with raw HTML off, then nh3's short allowlist (no script, handler or style); links only http(s), mailto and
+relative (`rel="noopener noreferrer nofollow"`), images only `data:` and relative, as the CSP loads anyway
+(another becomes a link or its alt text); control characters and bidi overrides stripped first."""
 
 from __future__ import annotations
 

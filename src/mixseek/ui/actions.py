@@ -1,8 +1,6 @@
-"""Start (`GET /new`, `POST /executions`), stop and resume executions from the browser. Start and resume run
-`mixseek exec` in a process of its own (`ui.launcher`); stop sends SIGINT to the process the execution's lease
-names, so it ends interrupted and resumable. Stop and resume redirect with a `notice` parameter naming what
-happened (a link cannot make a page show text of its own), after waiting briefly for the store to show the
-change."""
+"""Start (`GET /new`, `POST /executions`), stop and resume executions from the browser: start and resume run
+`mixseek exec` (`ui.launcher`), stop sends SIGINT to the process the lease names (it ends resumable); stop and
+resume redirect with a `notice` naming what happened, once the store shows it or after a short wait."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Executions started from the browser: `mixseek exec` in a process of its own. The same command, engine and
-store as the CLI's, surviving the dashboard, which stays a reader of the store. The process has its own
-session (the dashboard's Ctrl-C is not its), no shell, the prompt and reference on inherited descriptors (not
-in its command line), and its output in `logs/ui-<execution_id>.log`. The id is chosen up front, so the
-browser goes to the page at once; until the row exists, `launch_state` tells whether the process still starts
-or has ended."""
+"""Executions started from the browser: `mixseek exec` in a process and session of its own (it outlives the
+dashboard, a reader of the store), no shell, prompt and reference on inherited descriptors, output in
+`logs/ui-<execution_id>.log`; the id is chosen up front; `launch_state` tells of it until its row exists."""
 
 from __future__ import annotations
 

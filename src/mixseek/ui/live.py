@@ -1,14 +1,8 @@
-"""Live updates of an open execution page: `GET /executions/{id}/stream`, server-sent events.
-
-Every `live_poll_seconds` the store is opened read-only for one progress read, so a writer in
-another process is never locked out longer; only on a change is the outline read, rendered once
-for all followers and sent as one event per page section. A stream lasts while the execution runs
-(a reconnection shows as a browser error), ends when the browser goes or the server stops
-(`streams_closing`: uvicorn waits for open responses), and keeps proxies open with a comment every
-`KEEPALIVE_SECONDS`. The progress is the event id, so a reconnecting page (`Last-Event-ID`) gets
-only what changed. Between updates a growing duration goes alone as `duration`; an ended
-execution's last state is followed by `end`, which closes the stream.
-"""
+"""Live updates of an open execution page (`GET /executions/{id}/stream`, server-sent events): one read-only
+progress read per `live_poll_seconds` (a writer is never locked out longer); on a change, each page section
+rendered once for all followers. The progress is the event id (`Last-Event-ID` gets only what changed); a
+comment every `KEEPALIVE_SECONDS` keeps proxies open; `end` follows an ended execution's last state; the
+stream ends with the browser or the server (`streams_closing`: uvicorn waits for open responses)."""
 
 from __future__ import annotations
 
