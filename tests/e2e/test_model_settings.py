@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typer.testing import CliRunner
@@ -173,3 +173,31 @@ def test_the_store_records_each_calls_settings_without_the_header_value(
     texts += rows(ws / "mixseek.db", "SELECT CAST(settings AS TEXT) FROM model_calls")
     for (text,) in texts:
         assert not any(form in str(text) for form in encoded_forms(SECRET))
+
+
+def test_a_mixseek_core_plugin_member_runs_its_agent_with_the_members_settings(
+    tmp_path: Path, runner: CliRunner
+) -> None:
+    plugin = Path(__file__).parents[1] / "plugins/core_plugins/lookup_agent.py"
+    config = tmp_path / "lookup.toml"
+    config.write_text(
+        f'[member]\nagent_name = "helper"\nagent_type = "custom"\n'
+        f'class_path = "{plugin.as_posix()}:LookupAgent"\n'
+        'tool_description = "d"\nmodel = "openai:gpt-4o"\ntemperature = 0.4\n'
+        'model_settings = { seed = 5, openai_reasoning_effort = "high" }\n',
+        encoding="utf-8",
+    )
+    seen: dict[str, list[dict[str, Any]]] = {}
+
+    def lookup(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("looked up")])
+
+    with override_models({"openai:gpt-4o": _spy("plugin", FunctionModel(lookup), seen)}):
+        result = runner.invoke(app, ["member", "-c", str(config), "the capital?", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    (settings,) = seen["plugin"]
+    assert (settings["seed"], settings["openai_reasoning_effort"], settings["temperature"]) == (
+        5,
+        "high",
+        0.4,
+    )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic_ai.settings import ModelSettings
+from pydantic_ai.models import Model
+from pydantic_ai.models.wrapper import WrapperModel
+from pydantic_ai.settings import ModelSettings, merge_model_settings
 
 from mixseek.config.team_models import LeaderAgentConfig, MemberAgentConfig
 from mixseek.llm.settings import build_model_settings
@@ -19,3 +21,15 @@ def agent_model_settings(config: LeaderAgentConfig | MemberAgentConfig) -> Model
         timeout_seconds=config.timeout_seconds,
         table=config.model_settings,
     )
+
+
+class SettingsModel(WrapperModel):
+    """A model whose own settings are a role's: an agent a plugin builds on it runs with them."""
+
+    def __init__(self, wrapped: Model, role_settings: ModelSettings) -> None:
+        super().__init__(wrapped)
+        self.role_settings = role_settings
+
+    @property
+    def settings(self) -> ModelSettings | None:
+        return merge_model_settings(self.wrapped.settings, self.role_settings)

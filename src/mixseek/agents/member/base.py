@@ -14,7 +14,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from pydantic_ai.usage import UsageLimits
 
-from mixseek.agents.model_settings import agent_model_settings
+from mixseek.agents.model_settings import SettingsModel, agent_model_settings
 from mixseek.config.prompt_defaults import DEFAULT_MEMBER_SYSTEM_INSTRUCTION
 from mixseek.config.team_models import MemberAgentConfig
 from mixseek.errors import RuntimeFailure
@@ -128,7 +128,10 @@ class BaseMemberAgent(MemberAgent):
             **config.model_dump(exclude={"model", "options"}),
             name=config.agent_name,
             type=config.agent_type,
-            model=RetryingModel(create_model(config.model, role=role), max_retries=config.max_retries),
+            model=SettingsModel(
+                RetryingModel(create_model(config.model, role=role), max_retries=config.max_retries),
+                agent_model_settings(config),
+            ),
             description=config.tool_description,
             tool_settings=metadata.get("tool_settings"),
             metadata=metadata,
