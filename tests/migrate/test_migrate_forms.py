@@ -258,6 +258,7 @@ def test_agent_files_become_member_files_referenced_from_the_team_file(
     assert team["leader"] == {
         "model": "openai:gpt-4o",
         "system_prompt": "You are careful.\n\nDelegate, then merge the answers.",
+        "model_settings": {"parallel_tool_calls": True},
     }
 
 
@@ -285,9 +286,15 @@ def test_evaluator_and_judgment_top_level_keys_and_metric_names(migrated: tuple[
             "temperature": 0.0,
             "max_tokens": 2000,
             "timeout_seconds": 300,
+            "model_settings": {"stop_sequences": ["END"]},
             "metrics": [
                 {"name": "clarity_coherence", "weight": 0.5},
-                {"name": "coverage", "weight": 0.5, "model": "anthropic:claude-sonnet-4-5"},
+                {
+                    "name": "coverage",
+                    "weight": 0.5,
+                    "model": "anthropic:claude-sonnet-4-5",
+                    "model_settings": {"top_p": 0.9},
+                },
             ],
         }
     }
@@ -297,6 +304,7 @@ def test_evaluator_and_judgment_top_level_keys_and_metric_names(migrated: tuple[
             "temperature": 0.0,
             "timeout_seconds": 60,
             "judge_on_final_round": False,
+            "model_settings": {"parallel_tool_calls": True, "top_p": 0.95},
         }
     }
 
@@ -312,14 +320,16 @@ CHANGED = [
         "agent.type",
         "the provider's web fetch tool became web-fetch, which fetches pages itself (httpx)",
     ),
+    ("configs/evaluator.toml", "metrics[1].top_p", "written as model_settings.top_p"),
     ("configs/evaluator.toml", "metrics", "metrics without a weight get 0.5 each"),
+    ("configs/evaluator.toml", "llm_default.stop_sequences", "written as model_settings.stop_sequences"),
+    ("configs/judgment.toml", "top_p", "written as model_settings.top_p"),
     (
         "configs/team-ref-agents.toml",
         "team.leader.system_instruction",
         "appended to the leader's system_prompt",
     ),
 ]
-NO_PASS_THROUGH = "no equivalent: provider model settings are not passed through"
 DROPPED = [
     ("configs/agents/analyst.toml", "agent.metadata", "no equivalent"),
     (
@@ -339,12 +349,8 @@ DROPPED = [
         "no equivalent: these configured the "
         "provider's fetch tool; web-fetch has its own limits ([web_fetch] table)",
     ),
-    ("configs/evaluator.toml", "metrics[1].top_p", "no equivalent for this role"),
     ("configs/evaluator.toml", "metrics[2].name", "unknown metric 'Novelty': no equivalent metric"),
     ("configs/evaluator.toml", "custom_metrics", "no equivalent: name a class with class_path in a metric"),
-    ("configs/evaluator.toml", "llm_default.stop_sequences", "no equivalent for this role"),
-    ("configs/judgment.toml", "model_settings", NO_PASS_THROUGH),
-    ("configs/judgment.toml", "top_p", "no equivalent for this role"),
     (
         "configs/orchestrator.toml",
         "orchestrator.max_retries_per_team",
@@ -370,7 +376,6 @@ DROPPED = [
         "team.members[1].capabilities",
         "informational only: the member type decides the tools",
     ),
-    ("configs/team-ref-agents.toml", "team.leader.model_settings", NO_PASS_THROUGH),
     (
         "configs/team-ref-agents.toml",
         "team.leader.timeout_seconds",

@@ -62,11 +62,30 @@ def drop_all(
             report.drop(where.file, where.key(key), reasons.get(key, "unknown key"))
 
 
-NO_PASS_THROUGH = "no equivalent: provider model settings are not passed through"
-COMMON_DROPS: dict[str, str] = {
-    "model_settings": NO_PASS_THROUGH,
-    "google_model_settings": NO_PASS_THROUGH,
-}
+SAMPLING_KEYS = ("stop_sequences", "top_p", "seed")
+"""Sampling keys the metrics and the judgment take only in their `model_settings` table."""
+
+
+def carry_settings(
+    data: Mapping[str, Any], out: dict[str, Any], where: Where, report: Report, moved: Iterable[str] = ()
+) -> set[str]:
+    """mixseek-core's `model_settings`, `google_model_settings` (keys prefixed `google_`), `reasoning_effort`
+    (as `thinking`) and the `moved` keys into `out["model_settings"]`; the keys taken. A key this mixseek
+    refuses is left out, with its reason, when `prune_invalid` checks the result."""
+    taken = {k for k in ("model_settings", "google_model_settings") if isinstance(data.get(k), Mapping)}
+    table: dict[str, Any] = dict(data["model_settings"]) if "model_settings" in taken else {}
+    for key, value in (data["google_model_settings"] if "google_model_settings" in taken else {}).items():
+        table[key if key.startswith("google_") else f"google_{key}"] = value
+    for key, to in [*((k, k) for k in moved), ("reasoning_effort", "thinking")]:
+        if key in data:
+            table[to] = data[key]
+            taken.add(key)
+            report.change(where.file, where.key(key), f"written as model_settings.{to}")
+    if "google_model_settings" in taken:
+        report.change(where.file, where.key("google_model_settings"), "merged into model_settings")
+    if table:
+        out["model_settings"] = {**out.get("model_settings", {}), **table}
+    return taken
 
 
 def copy_keys(source: Mapping[str, Any], target: dict[str, Any], keys: Iterable[str]) -> set[str]:

@@ -8,9 +8,9 @@ from typing import Any
 
 from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.migrate.fields import (
-    COMMON_DROPS,
     LEGACY_DEFAULT_MODEL,
     Where,
+    carry_settings,
     convert_model,
     copy_keys,
     drop_all,
@@ -51,11 +51,9 @@ _HANDLED = (
     | {"plugin", "tool_settings", "metadata"}
 )
 _DROPS = {
-    **COMMON_DROPS,
     "capabilities": "informational only: the member type decides the tools",
     "retry_config": "no equivalent: model requests are retried per request (max_retries)",
     "usage_limits": "no equivalent: use the budgets of orchestrator.toml",
-    "reasoning_effort": "no equivalent",
 }
 # tool options with an equivalent, by mixseek-core tool name
 _TOOL_OPTIONS = {"web_search": ("web_search", ("max_uses", "allowed_domains", "blocked_domains"))}
@@ -160,5 +158,6 @@ def convert_member(data: Mapping[str, Any], where: Where, report: Report) -> dic
             report.drop(where.file, where.key("metadata"), "no equivalent")
     if "tool_description" in data and "description" in data:
         report.drop(where.file, where.key("description"), "tool_description is used instead")
-    drop_all(data, sorted(set(data) - _HANDLED - {"config"}), where, report, _DROPS)
+    taken = carry_settings(data, member, where, report)
+    drop_all(data, sorted(set(data) - _HANDLED - taken - {"config"}), where, report, _DROPS)
     return prune_invalid(MemberAgentConfig, member, where, report)

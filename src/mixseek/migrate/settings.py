@@ -12,9 +12,10 @@ from mixseek.config.judgment import JudgmentSettings
 from mixseek.config.orchestrator import OrchestratorSettings
 from mixseek.config.prompt_templates import PromptTemplateError, compile_prompt_template
 from mixseek.migrate.fields import (
-    COMMON_DROPS,
     LEGACY_DEFAULT_MODEL,
+    SAMPLING_KEYS,
     Where,
+    carry_settings,
     convert_model,
     copy_keys,
     drop_all,
@@ -34,13 +35,6 @@ LEGACY_ORCHESTRATOR = {"max_rounds": 5, "min_rounds": 2, "max_concurrent_teams":
 LEGACY_TIMEOUT_SECONDS = 300
 LEGACY_EVALUATOR_TIMEOUT_SECONDS = 300
 LEGACY_JUDGMENT = {"temperature": 0.0, "timeout_seconds": 60, "judge_on_final_round": True}
-
-_SAMPLING_DROPS = {
-    **COMMON_DROPS,
-    "stop_sequences": "no equivalent for this role",
-    "top_p": "no equivalent for this role",
-    "seed": "no equivalent for this role",
-}
 
 # (path as written in the source, where it is written) -> the value for the new file, or None
 ResolvePath = Callable[[str, Where], str | None]
@@ -127,8 +121,8 @@ def _metric(
     )
     if "model" in entry:
         metric["model"] = convert_model(entry["model"], where, "model", report)
-    handled = {"name", "model", *metric}
-    drop_all(entry, sorted(set(entry) - handled), where, report, _SAMPLING_DROPS)
+    handled = {"name", "model", *carry_settings(entry, metric, where, report, SAMPLING_KEYS), *metric}
+    drop_all(entry, sorted(set(entry) - handled), where, report, {})
     return metric
 
 
@@ -176,17 +170,28 @@ def convert_evaluator(data: Mapping[str, Any], where: Where, report: Report) -> 
             out["combine"] = "weighted_mean"
     elif body.get("metrics"):
         report.change(where.file, at.key("metrics"), "no metric carried over: the default metrics apply")
-    handled = {"default_model", "llm_default", "metrics", *out}
+    from_defaults = carry_settings(defaults, out, at.at("llm_default"), report, SAMPLING_KEYS)
+    handled = {
+        "default_model",
+        "llm_default",
+        "metrics",
+        *carry_settings(body, out, at, report, SAMPLING_KEYS),
+    }
+    handled |= set(out)
     if isinstance(customs, Mapping) and set(customs) == set(custom):  # each entry is a metric's class_path
         handled.add("custom_metrics")
-    reasons = {**_SAMPLING_DROPS, "custom_metrics": "no equivalent: name a class with class_path in a metric"}
+    reasons = {"custom_metrics": "no equivalent: name a class with class_path in a metric"}
     drop_all(body, sorted(set(body) - handled), at, report, reasons)
     drop_all(
         defaults,
-        sorted(set(defaults) - {"model", "temperature", "max_tokens", "max_retries", "timeout_seconds"}),
+        sorted(
+            set(defaults)
+            - {"model", "temperature", "max_tokens", "max_retries", "timeout_seconds"}
+            - from_defaults
+        ),
         at.at("llm_default"),
         report,
-        _SAMPLING_DROPS,
+        {},
     )
     return {"evaluator": prune_invalid(EvaluatorSettings, out, at, report)}
 
@@ -211,7 +216,8 @@ def convert_judgment(data: Mapping[str, Any], where: Where, report: Report) -> d
             "judge_on_final_round",
         ),
     )
-    drop_all(body, sorted(set(body) - {"model", *out}), at, report, _SAMPLING_DROPS)
+    taken = carry_settings(body, out, at, report, SAMPLING_KEYS)
+    drop_all(body, sorted(set(body) - {"model", *taken, *out}), at, report, {})
     return {"judgment": prune_invalid(JudgmentSettings, out, at, report)}
 
 

@@ -9,9 +9,9 @@ from typing import Any, get_args
 from mixseek.config.agent_models import LeaderAgentConfig
 from mixseek.config.team_models import MemberDispatch, TeamConfig
 from mixseek.migrate.fields import (
-    COMMON_DROPS,
     LEGACY_DEFAULT_MODEL,
     Where,
+    carry_settings,
     convert_model,
     copy_keys,
     drop_all,
@@ -54,7 +54,8 @@ def _leader(data: Mapping[str, Any], where: Where, report: Report) -> dict[str, 
     elif prompt is not None:
         leader["system_prompt"] = prompt
     handled = {"model", "system_prompt", "system_instruction", *_LEADER_DIRECT}
-    drop_all(data, sorted(set(data) - handled), where, report, COMMON_DROPS)
+    handled |= carry_settings(data, leader, where, report)
+    drop_all(data, sorted(set(data) - handled), where, report, {})
     return prune_invalid(LeaderAgentConfig, leader, where, report)
 
 
