@@ -120,3 +120,20 @@ def test_bench_reports_statistics_on_the_sharpe_scale(tmp_path: Path) -> None:
     assert {t: teams[t]["mean_rank"]["mean"] for t in teams} == {"alpha": 1.0, "beta": 2.0, "gamma": 3.0}
     pairs = {(p["team"], p["opponent"]): (p["wins"], p["losses"]) for p in report["pairwise"]}
     assert pairs[("beta", "gamma")] == (2, 0)
+
+
+def test_calibration_takes_human_scores_on_the_runs_scale(
+    run: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    ws, _, execution_id = run
+    labels = tmp_path / "labels.csv"
+    lines = [
+        f"{execution_id},{team},1,{score}" for team, score in (("alpha", 1.5), ("beta", -1), ("gamma", -90))
+    ]
+    labels.write_text(
+        "\n".join(["execution_id,team_id,round_number,human_score", *lines, ""]), encoding="utf-8"
+    )
+    done = mixseek("judges", "calibrate", str(labels), "-w", str(ws), "-f", "json")
+    assert done.returncode == 0, done.stderr
+    overall = next(r for r in json.loads(done.stdout)["rows"] if r["scope"] == "overall")
+    assert overall["pairs"] == 3 and overall["bias"] == pytest.approx((-0.3 + 0.6 - 10) / 3)
