@@ -188,7 +188,7 @@ def test_judgment_and_pairwise_tables_are_checked(workspace: Path) -> None:
 def test_a_provider_without_its_sdk_takes_its_prefixed_keys_unchecked(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(llm_settings._SETTINGS_TYPES, "nosdk", ("mixseek_no_such_sdk", "NoSdkModelSettings"))
+    monkeypatch.setitem(llm_settings._SETTINGS_TYPES, "nosdk", "mixseek_no_such_sdk.NoSdkModelSettings")
     llm_settings.settings_type.cache_clear()
     try:
         assert llm_settings.settings_problem(["nosdk:m"], {"mixseek_no_such_sdk_mode": 1, "seed": 2}) is None

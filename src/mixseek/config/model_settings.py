@@ -9,9 +9,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, PlainSerializer, ValidationError
 from pydantic_core import InitErrorDetails
 
-SAMPLING_KEYS = ("temperature", "max_tokens", "top_p", "seed", "stop_sequences")
-"""The explicit keys a table may also name: one role gives each one way only."""
-
 
 def _dumped(table: dict[str, Any] | None) -> dict[str, Any] | None:
     from mixseek.llm.settings import recorded_settings
@@ -27,31 +24,24 @@ ModelSettingsTable = Annotated[
 
 
 def check_model_settings(
-    owner: BaseModel,
-    models: Sequence[object],
-    *,
-    explicit: Iterable[str] = SAMPLING_KEYS,
-    at: tuple[Any, ...] = (),
+    owner: BaseModel, models: Sequence[object], *, explicit: Iterable[str] = (), at: tuple[Any, ...] = ()
 ) -> None:
     """A ValidationError at `model_settings.<key>` for a key also set explicitly, or that a model refuses."""
     table: dict[str, Any] | None = getattr(owner, "model_settings", None)
-    if not table:
-        return
-    twice = [
-        k for k in explicit if k in table and k in owner.model_fields_set and getattr(owner, k) is not None
-    ]
-    if twice:
-        problem: tuple[str, str] | None = (twice[0], f"given twice: as {twice[0]} and in model_settings")
-    else:
-        from mixseek.llm.settings import settings_problem
+    if table:
+        from mixseek.llm.settings import SAMPLING_KEYS, settings_problem
 
-        problem = settings_problem(models, table)
-    if problem is not None:
-        key, reason = problem
-        error = InitErrorDetails(
-            type="value_error",
-            loc=(*at, "model_settings", key),
-            input=table[key],
-            ctx={"error": ValueError(reason)},
-        )
-        raise ValidationError.from_exception_data(type(owner).__name__, [error])
+        given = {
+            k
+            for k in explicit or SAMPLING_KEYS
+            if k in owner.model_fields_set and getattr(owner, k) is not None
+        }
+        if problem := settings_problem(models, table, given):
+            key, reason = problem
+            error = InitErrorDetails(
+                type="value_error",
+                loc=(*at, "model_settings", key),
+                input=table[key],
+                ctx={"error": ValueError(reason)},
+            )
+            raise ValidationError.from_exception_data(type(owner).__name__, [error])

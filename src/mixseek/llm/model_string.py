@@ -15,10 +15,7 @@ ACCEPTED_FORM = (
 )
 
 # Names pydantic-ai 1.x used and 2.x renamed; mixseek configs keep accepting them.
-PROVIDER_ALIASES: dict[str, str] = {
-    "google-gla": "google",
-    "google-vertex": "google-cloud",
-}
+PROVIDER_ALIASES: dict[str, str] = {"google-gla": "google", "google-vertex": "google-cloud"}
 
 _PROVIDER_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -18,29 +18,25 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from mixseek.llm.model_string import PROVIDER_ALIASES
 from mixseek.redaction import Redactor
 
-# pydantic-ai's provider name -> (module of pydantic_ai.models, its settings TypedDict); OpenAI-compatible
+# pydantic-ai's provider name -> "module.TypedDict" of its settings in pydantic_ai.models; OpenAI-compatible
 # providers take OpenAIChatModelSettings, the rest (local:, test, plugins) the base ModelSettings
-_SETTINGS_TYPES: dict[str, tuple[str, str]] = {
-    "openai": ("openai", "OpenAIResponsesModelSettings"),  # pydantic-ai 2 builds a Responses model for it
-    "openai-responses": ("openai", "OpenAIResponsesModelSettings"),
-    "openai-chat": ("openai", "OpenAIChatModelSettings"),
-    "anthropic": ("anthropic", "AnthropicModelSettings"),
-    "google": ("google", "GoogleModelSettings"),
-    "google-cloud": ("google", "GoogleModelSettings"),
-    **{p: (p, f"{p.capitalize()}ModelSettings") for p in ("groq", "mistral", "bedrock", "cohere", "xai")},
-    "huggingface": ("huggingface", "HuggingFaceModelSettings"),
-    "openrouter": ("openrouter", "OpenRouterModelSettings"),
-    "cerebras": ("cerebras", "CerebrasModelSettings"),
+_OWN = "anthropic google groq mistral bedrock cohere xai cerebras"
+_SETTINGS_TYPES = {p: f"{p}.{p.capitalize()}ModelSettings" for p in _OWN.split()} | {
+    "openai": "openai.OpenAIResponsesModelSettings",  # pydantic-ai 2 builds a Responses model for it
+    "openai-responses": "openai.OpenAIResponsesModelSettings",
+    "openai-chat": "openai.OpenAIChatModelSettings",
+    "google-cloud": "google.GoogleModelSettings",
+    "huggingface": "huggingface.HuggingFaceModelSettings",
+    "openrouter": "openrouter.OpenRouterModelSettings",
 }
-
+SAMPLING_KEYS = ("temperature", "max_tokens", "top_p", "seed", "stop_sequences")
+"""The explicit keys of a role a table may also name: each given one way only."""
 RESERVED = {
     "timeout": "mixseek sets it from timeout_seconds: use that key",
     "max_retries": "mixseek retries each request itself (max_retries, outside the table); the SDK's stay 0",
 }
-"""Keys mixseek sets itself: refused in a table."""
-
-MASKED = ("extra_headers", "extra_body")
-"""Keys whose values may carry credentials: only their names are recorded."""
+"""Keys mixseek sets itself: refused in a table. `extra_headers` and `extra_body` may carry credentials: only
+their names are recorded."""
 
 
 def build_model_settings(
@@ -75,9 +71,8 @@ def settings_type(provider: str) -> tuple[type, str | None]:
     from pydantic_ai.models import OpenAIChatCompatibleProvider
 
     chat = provider in typing.get_args(OpenAIChatCompatibleProvider.__value__)
-    module, name = _SETTINGS_TYPES.get(provider) or (
-        ("openai", "OpenAIChatModelSettings") if chat else ("", "")
-    )
+    spec = _SETTINGS_TYPES.get(provider, _SETTINGS_TYPES["openai-chat"] if chat else "")
+    module, _, name = spec.partition(".")
     if not module:
         return ModelSettings, None
     try:
@@ -94,39 +89,37 @@ def _adapter(hint: Any) -> TypeAdapter[Any]:
         return TypeAdapter(hint)
 
 
-def settings_problem(models: Sequence[object], table: Mapping[str, Any]) -> tuple[str, str] | None:
-    """The first key of `table` a model's provider does not take (or whose value does not fit), and why."""
+def settings_problem(
+    models: Sequence[object], table: Mapping[str, Any], given: Iterable[str] = ()
+) -> tuple[str, str] | None:
+    """The first key of `table` also `given` explicitly, or that a model's provider does not take (or whose
+    value does not fit), and why."""
     for key, value in table.items():
-        if key in RESERVED:
-            return key, RESERVED[key]
-        for model in models:
-            provider = _provider(model)
+        if key in RESERVED or key in given:
+            return key, RESERVED.get(key, f"given twice: as {key} and in model_settings")
+        for provider in map(_provider, models):
             settings, unchecked = settings_type(provider)
             hints = typing.get_type_hints(settings)
-            if key not in hints:
-                if unchecked and key.startswith(unchecked):
-                    continue
+            if key in hints:
+                try:
+                    _adapter(hints[key]).validate_python(value)
+                except ValidationError as exc:
+                    return key, exc.errors()[0]["msg"]
+            elif not (unchecked and key.startswith(unchecked)):
                 known = sorted(set(hints) - set(RESERVED))
                 near = "".join(f" (did you mean {m!r}?)" for m in difflib.get_close_matches(key, known, 1))
                 sdk = f" (its SDK is not installed: {unchecked}* keys pass unchecked)" if unchecked else ""
-                return (
-                    key,
-                    f"not a setting of {provider or 'these'} models{near}{sdk}; known: {', '.join(known)}",
-                )
-            try:
-                _adapter(hints[key]).validate_python(value)
-            except ValidationError as exc:
-                return key, exc.errors()[0]["msg"]
+                return key, f"not a setting of {provider} models{near}{sdk}; known: {', '.join(known)}"
     return None
 
 
 def recorded_settings(settings: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """`settings` as stored and shown: JSON values only, `MASKED` values replaced, credentials redacted."""
+    """`settings` as stored and shown: JSON values only, header and body values masked, secrets redacted."""
     if not settings:
         return None
     out: dict[str, Any] = {}
     for key, value in settings.items():
-        if key in MASKED:
+        if key in ("extra_headers", "extra_body"):
             value = dict.fromkeys(value, "[REDACTED]") if isinstance(value, Mapping) else "[REDACTED]"
         try:
             out[key] = to_jsonable_python(value)

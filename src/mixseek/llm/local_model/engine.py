@@ -23,12 +23,7 @@ from mixseek.errors import RuntimeFailure
 from mixseek.llm.local_model.copy_guard import CopyGuard
 from mixseek.llm.local_model.grammar import schema_to_gbnf
 from mixseek.llm.local_model.llama_class import engine_llama
-from mixseek.llm.local_model.prompt import (
-    ChatMessage,
-    ChatPrompt,
-    ChatTemplate,
-    fit_to_context,
-)
+from mixseek.llm.local_model.prompt import ChatMessage, ChatPrompt, ChatTemplate, fit_to_context
 from mixseek.llm.local_model.sampler import GbnfGrammar
 from mixseek.llm.local_model.schema import JsonSchema
 from mixseek.llm.local_model.selftest import verify_local_model

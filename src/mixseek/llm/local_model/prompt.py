@@ -80,10 +80,7 @@ class ChatPrompt:
 
 
 def build_chat(
-    messages: Sequence[ModelMessage],
-    *,
-    instructions: str | None = None,
-    response_format: str | None = None,
+    messages: Sequence[ModelMessage], *, instructions: str | None = None, response_format: str | None = None
 ) -> ChatPrompt:
     """The chat prompt for `messages`; `instructions` and `response_format` close the last user turn."""
     system_parts: list[str] = []
