@@ -1,10 +1,8 @@
-"""What every dashboard request passes through: its Host, its token, CSRF, and the response headers. The
-dashboard shows model text and can start paid executions, so it defends in depth: a strict CSP and no-sniff,
-no-referrer, `no-store` headers; the Host header checked on loopback binds (DNS rebinding); a token
-(`Authorization: Bearer` or `?token=` once, which sets an HttpOnly cookie), answered slower the more wrong
-ones a client sends in a row; and for every request but GET and HEAD, a same-origin check plus the cookie's
-CSRF token in `csrf_token` or `X-CSRF-Token`. `Sec-Fetch-Site` is asked first because `no-referrer` makes a
-browser post `Origin: null`."""
+"""Every dashboard request's Host, token, CSRF and response headers, in depth (it shows model text and starts
+paid executions): strict CSP, no-sniff, no-referrer, `no-store`; Host checked on loopback (DNS rebinding); a
+token (Bearer, or `?token=` once setting an HttpOnly cookie), slower the more wrong ones in a row; for all but
+GET and HEAD a same-origin check (`Sec-Fetch-Site` first: no-referrer posts `Origin: null`) and the CSRF
+token."""
 
 from __future__ import annotations
 
@@ -161,8 +159,7 @@ async def _form_token(scope: Scope, body: bytes) -> str | None:
 
 
 class SecurityMiddleware:
-    """The checks and headers above, around the whole dashboard (outermost, so that error pages
-    get the headers too)."""
+    """The checks and headers above, outermost, so that error pages get the headers too."""
 
     def __init__(self, app: ASGIApp, settings: UISettings) -> None:
         self.app = app
