@@ -64,6 +64,8 @@ def drop_all(
 
 SAMPLING_KEYS = ("stop_sequences", "top_p", "seed")
 """Sampling keys the metrics and the judgment take only in their `model_settings` table."""
+AGENT_KEYS = ("temperature", "max_tokens", "timeout_seconds", "max_retries", *SAMPLING_KEYS)
+"""The keys a leader or member takes as they are."""
 
 
 def carry_settings(

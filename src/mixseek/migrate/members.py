@@ -8,6 +8,7 @@ from typing import Any
 
 from mixseek.config.agent_models import MemberAgentConfig
 from mixseek.migrate.fields import (
+    AGENT_KEYS,
     LEGACY_DEFAULT_MODEL,
     Where,
     carry_settings,
@@ -34,17 +35,7 @@ _TYPE_CHANGES = {
     "code_execution": "the provider's code execution tool became code-exec, which runs Python locally "
     "in a sandbox",
 }
-_DIRECT = (
-    "tool_name",
-    "temperature",
-    "max_tokens",
-    "system_prompt",
-    "timeout_seconds",
-    "max_retries",
-    "stop_sequences",
-    "top_p",
-    "seed",
-)
+_DIRECT = ("tool_name", "system_prompt", *AGENT_KEYS)
 _HANDLED = (
     {*_DIRECT, "name", "agent_name", "type", "agent_type"}
     | {"tool_description", "description", "model", "system_instruction"}

@@ -9,6 +9,7 @@ from typing import Any, get_args
 from mixseek.config.agent_models import LeaderAgentConfig
 from mixseek.config.team_models import MemberDispatch, TeamConfig
 from mixseek.migrate.fields import (
+    AGENT_KEYS,
     LEGACY_DEFAULT_MODEL,
     Where,
     carry_settings,
@@ -24,15 +25,6 @@ from mixseek.migrate.report import Report
 # (reference as written, where it is written) -> the `config` value for the new team file, or None
 ResolveMember = Callable[[str, Where], str | None]
 
-_LEADER_DIRECT = (
-    "temperature",
-    "max_tokens",
-    "timeout_seconds",
-    "max_retries",
-    "stop_sequences",
-    "top_p",
-    "seed",
-)
 _OVERRIDES = ("tool_name", "tool_description")
 
 
@@ -40,7 +32,7 @@ def _leader(data: Mapping[str, Any], where: Where, report: Report) -> dict[str, 
     leader: dict[str, Any] = {
         "model": convert_model(data.get("model", LEGACY_DEFAULT_MODEL), where, "model", report)
     }
-    copy_keys(data, leader, _LEADER_DIRECT)
+    copy_keys(data, leader, AGENT_KEYS)
     prompt = data.get("system_prompt")
     instruction = instruction_text(data.get("system_instruction"), where, "system_instruction", report)
     if isinstance(instruction, str) and not instruction.strip():
@@ -53,7 +45,7 @@ def _leader(data: Mapping[str, Any], where: Where, report: Report) -> dict[str, 
         leader["system_prompt"] = instruction
     elif prompt is not None:
         leader["system_prompt"] = prompt
-    handled = {"model", "system_prompt", "system_instruction", *_LEADER_DIRECT}
+    handled = {"model", "system_prompt", "system_instruction", *AGENT_KEYS}
     handled |= carry_settings(data, leader, where, report)
     drop_all(data, sorted(set(data) - handled), where, report, {})
     return prune_invalid(LeaderAgentConfig, leader, where, report)
