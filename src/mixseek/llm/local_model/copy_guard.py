@@ -1,8 +1,6 @@
-"""Steers generation away from copying the instruction texts of the prompt. A small model often answers with
-the system prompt it has just read. `CopyGuard` follows every run of an instruction text's tokens the model is
-continuing, and forbids a token that would take one to `BAN_AT_CHARS` characters. Only free text is guarded
-(not the tool names of the reply format); when the grammar allows nothing but forbidden tokens, the ban yields
-(`sampler.GrammarCheckedSampler`)."""
+"""Steers generation away from copying the prompt's instruction texts (a small model often answers with the
+system prompt it has just read): `CopyGuard` forbids a token that would continue one to `BAN_AT_CHARS`
+characters. Only free text is guarded; when the grammar allows nothing else, the ban yields."""
 
 from __future__ import annotations
 

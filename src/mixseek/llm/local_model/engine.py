@@ -1,8 +1,6 @@
-"""One llama.cpp model per GGUF file and process, loaded once and used by one thread at a time. llama.cpp
-contexts are not thread-safe, so every use runs in the engine's single worker thread under its inference lock:
-agents queue in arrival order and the event loop never waits on llama.cpp. A cancelled request leaves the
-queue or stops at the next token. Recent prompt states are kept (`prompt_cache_bytes`) so shared prefixes are
-evaluated once. `llama_cpp` is imported lazily."""
+"""One llama.cpp model per GGUF file and process, used by one thread at a time (its contexts are not
+thread-safe): requests queue for the engine's worker thread, the event loop never waits on llama.cpp, a
+cancelled request stops at the next token, and recent prompt states are kept so shared prefixes run once."""
 
 from __future__ import annotations
 

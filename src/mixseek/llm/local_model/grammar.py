@@ -1,9 +1,6 @@
-"""From a grammar schema (see `schema.grammar_schema`) to the GBNF grammar llama.cpp samples with.
-llama-cpp-python's converter does the work; this module adds what it lacks: numbers within integer bounds (a
-0–100 score: small models write years there) spelled by rules, with at most `FRACTION_DIGITS` decimals and no
-exponent; an `ANSWER_TEXT` string that is not empty and cannot start with `{`, a space or an escape (so it
-cannot be a copy of a tool call); no raw control characters in strings. Nothing here imports `llama_cpp` at
-module import time."""
+"""From a grammar schema (`schema.grammar_schema`) to llama.cpp's GBNF, adding what llama-cpp-python's
+converter lacks: integer-bounded numbers spelled by rules (a 0–100 score: small models write years there), an
+`ANSWER_TEXT` that cannot copy a tool call, no raw control characters. `llama_cpp` is imported lazily."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""What a reply may be, the grammar schema that allows exactly that, and turning the reply into parts.
-
-`build_plan` picks a mode: `text` (free text, no tools, no grammar), `direct` (one possible reply,
-an output tool's arguments or a JSON object: the grammar is its schema) or `choice` (an `anyOf` of
-`{"tool": ..., "arguments": ...}` per tool and `{"final_answer": ...}`). A text answer after tool
-calls is a `choice` with only `final_answer`, whose string cannot start with `{`
-(`schema.ANSWER_TEXT`): a small model left free copies its earlier JSON replies. `decode_reply`
-turns the text into parts, closing cut-off JSON and checking numeric ranges; `answered_call_keys`
-and `final_answer_plan` let a repeated tool call (small models repeat one forever) be replaced.
-"""
+"""What a reply may be, the grammar schema that allows exactly that, and the reply turned into parts.
+`build_plan` picks `text` (free, no grammar), `direct` (one output tool's arguments or a JSON object) or
+`choice` (a tool call or a `final_answer` that cannot start with `{`: a small model left free copies its
+earlier JSON replies); `final_answer_plan` replaces a repeated tool call (small models repeat one forever)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""From pydantic-ai messages to the chat prompt an embedded model reads. Only `system`, `user` and `assistant`
-turns, since small models and arbitrary GGUF templates know no others: earlier tool calls are replayed as the
-JSON the model would write now, tool results and retry feedback are user turns naming their tool, media is
-named, not sent. The reply format and then the agent's instructions close the last user turn: what calls share
-comes first (the engine evaluates a shared start once), what differs last, where a small model follows it
-best. Turns of one role are joined (templates insist on alternation); `fit_to_context` drops the oldest
-turns."""
+"""From pydantic-ai messages to the chat prompt an embedded model reads: only `system`, `user` and `assistant`
+turns (small models and arbitrary GGUF templates know no others), earlier tool calls as the JSON the model
+would write now, tool results as user turns. The reply format and the instructions close the last user turn:
+what calls share first (evaluated once), what differs last; `fit_to_context` drops the oldest turns."""
 
 from __future__ import annotations
 

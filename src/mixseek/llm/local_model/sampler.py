@@ -1,8 +1,6 @@
-"""Grammar-constrained sampling that checks the grammar on the sampled token first. llama-cpp-python runs the
-grammar over the whole vocabulary for every token (about 17 ms a token for SmolLM2, as long as generating it).
-Like llama.cpp's `common_sampler`, this samples without the grammar and asks it about that one token, applying
-it to every token only on a rejection, so constrained generation costs about what free generation does. It
-also applies a `CopyGuard`'s ban, unless the grammar allows nothing else."""
+"""Grammar-constrained sampling that asks the grammar about the sampled token first (as llama.cpp's
+`common_sampler`), running it over the whole vocabulary only on a rejection: llama-cpp-python's way costs as
+much as generating. It also applies a `CopyGuard`'s ban, unless the grammar allows nothing else."""
 
 from __future__ import annotations
 

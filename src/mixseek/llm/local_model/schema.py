@@ -1,9 +1,6 @@
-"""JSON schemas for llama.cpp's grammar converter, and the checks the grammar cannot make. `grammar_schema`
-rewrites a schema into the part of JSON schema the converter knows: `$ref`s inlined (a recursive one
-`MAX_REF_DEPTH` times, then ended), unknown keywords (`pattern`, `multipleOf`, ...) dropped, every free string
-and array bounded so that an answer usually ends within the token budget, and bounded properties put before
-free strings, so a cut reply still has them. Ranges the grammar cannot spell are checked after parsing by
-`enforce_numeric_ranges`, which clamps or reports (`LlamaCppModel.range_policy`)."""
+"""JSON schemas for llama.cpp's grammar converter, and the checks the grammar cannot make: `grammar_schema`
+keeps what the converter knows (`$ref`s inlined, unknown keywords dropped, free strings and arrays bounded so
+an answer ends within the token budget, bounded properties first); `enforce_numeric_ranges` checks ranges."""
 
 from __future__ import annotations
 

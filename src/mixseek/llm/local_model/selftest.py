@@ -1,8 +1,6 @@
-"""A self-test of the embedded model in a child process, before this process relies on it. A llama.cpp build
-using CPU instructions the machine does not enable (AMX, AVX-512 from another host) dies with SIGSEGV or
-SIGILL at the first model call; the child meets that crash first and it becomes a `LocalModelSelfTestError`
-naming the fix. A success is remembered under `$XDG_CACHE_HOME/mixseek/selftest`, keyed by the shared
-libraries, the model file and the CPU."""
+"""A self-test of the embedded model in a child process: a llama.cpp build using CPU instructions the machine
+lacks dies with SIGSEGV or SIGILL at the first call, in the child, as a `LocalModelSelfTestError` naming the
+fix. A success is remembered under `$XDG_CACHE_HOME/mixseek/selftest` (keyed by libraries, model and CPU)."""
 
 from __future__ import annotations
 
