@@ -41,9 +41,8 @@ class PairwiseSettings(MixseekSettings):
 
     @model_validator(mode="after")
     def validate_model_settings(self) -> PairwiseSettings:
-        check_model_settings(
-            self, [self.model], explicit=("temperature", "max_tokens")
-        )  # seed: the bootstrap's
+        # `seed` is the bootstrap's: the model's is `model_settings.seed`
+        check_model_settings(self, [self.model], explicit=("temperature", "max_tokens"))
         return self
 
     def comparisons_for(self, teams: int) -> int:
