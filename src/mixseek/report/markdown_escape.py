@@ -1,12 +1,6 @@
-"""Untrusted text in the Markdown mixseek writes (`runs export`, `bench`, `judges calibrate`), in
-forms every dialect reads as plain text — renderers differ on raw HTML, link schemes and fences:
-
-- on a line (`inline`): `&` and `<` as references (no tag, comment or autolink) and a backslash
-  before `\\`, `` ` ``, `[`, `]` (no link, image or code span); emphasis stays, readable in names;
-- in a table (`table`, `cell`): also no control characters, `>` as a reference, a backslash before
-  `*`, `_`, `|`, `~` and line breaks as `<br>`: the text stays in its cell, with no emphasis;
-- a block (`code_block`): an indented code block, which every dialect shows verbatim.
-"""
+"""Untrusted text in mixseek's Markdown as plain text in every dialect: `inline` (`&`, `<` as references;
+`\\`, `` ` ``, `[`, `]` escaped: no tag, link or code span), `table`/`cell` (also no controls, `>` escaped,
+`*`, `_`, `|`, `~` escaped, line breaks as `<br>`), `code_block` (indented: verbatim everywhere)."""
 
 from __future__ import annotations
 
