@@ -97,8 +97,7 @@ class Evaluator:
     async def evaluate(
         self, user_prompt: str, submission: str, *, reference: str | None = None
     ) -> EvaluationResult:
-        """Every metric's score and their weighted mean; the first metric failure fails it all. `reference`
-        (the execution's reference answer) goes to the `ReferenceMetric`s alone."""
+        """Every metric's score and the overall; one failure fails all; `ReferenceMetric`s get `reference`."""
         prompt = self.render_prompt(user_prompt, submission)
         with telemetry.span("mixseek.evaluation", metrics=len(self.metrics)) as span:
             try:

@@ -56,8 +56,7 @@ class MetricResult(BaseModel):
 
     @property
     def details(self) -> dict[str, Any]:
-        """The metric's entry in score_details: `{"score", "comment"}`, and for a panel each
-        judge's entry (`judges`) and how they were combined (`aggregate`)."""
+        """The metric's score_details entry: score and comment, plus a panel's `judges` and `aggregate`."""
         entry: dict[str, Any] = {"score": round(self.score, 2), "comment": self.comment}
         if self.judges is not None:
             entry["judges"] = [

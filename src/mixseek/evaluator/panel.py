@@ -35,8 +35,7 @@ class PanelFailed(RuntimeFailure):
 
 
 def aggregate_scores(scores: Sequence[float], how: Aggregate, trim: float = 0.2) -> float:
-    """The panel's score. `trimmed_mean` cuts floor(trim * n) scores from each end before the mean
-    (scipy's `trim_mean` convention), so a panel of 3 needs trim >= 1/3 to drop anything."""
+    """The panel's score; `trimmed_mean` cuts floor(trim * n) scores from each end (scipy's `trim_mean`)."""
     if not scores:
         raise ValueError("a panel score needs at least one judge's score")
     if how == "median":
@@ -53,8 +52,7 @@ Score = Callable[[], Awaitable[tuple[float, str, RunUsage]]]
 
 
 async def ask_panel(judges: Sequence[tuple[str, Score]]) -> list[JudgeVerdict]:
-    """Every judge's verdict, asked concurrently, in the judges' order. A judge's failure is its verdict's
-    `error`; a `UsageLimitExceeded` is the execution's, so it cancels the others and is raised."""
+    """Each judge's verdict, asked at once; a failure is its `error`, but `UsageLimitExceeded` is raised."""
 
     async def one(model: str, score: Score) -> JudgeVerdict:
         try:
@@ -74,8 +72,7 @@ async def ask_panel(judges: Sequence[tuple[str, Score]]) -> list[JudgeVerdict]:
 
 
 def panel_score(verdicts: Sequence[JudgeVerdict], how: Aggregate, trim: float) -> tuple[float, str]:
-    """The metric's score and comment from the judges that answered: the aggregate of their
-    scores, and their comments one line each (`[model] comment`), so a team reads every reason."""
+    """The answered judges' aggregate score and comments (`[model] comment`: a team reads every reason)."""
     answered = [v for v in verdicts if v.score is not None]
     if not answered:
         raise PanelFailed(verdicts)

@@ -35,8 +35,7 @@ class UserPromptBuilder:
         *,
         settings: Loaded[PromptBuilderSettings] | None = None,
     ) -> None:
-        """Load settings (unless an execution gives its loaded ones) and compile the templates. Raises
-        `FileNotFoundError` (no workspace), `ConfigError` or `PromptTemplateError`."""
+        """Load settings (unless given) and compile the templates (else ConfigError, PromptTemplateError)."""
         workspace = Path(workspace)
         if not workspace.is_dir():
             raise FileNotFoundError(f"workspace directory does not exist: {workspace}")

@@ -44,8 +44,7 @@ PANEL_KEYS = ("judges", "aggregate")
 
 
 def _shown_details(details: Mapping[str, Any]) -> dict[str, Any]:
-    """score_details as the history shows them: a panel metric by its aggregate score and comment (which holds
-    each judge's reason), without the per-judge entries."""
+    """score_details as the history shows them: a panel metric without its per-judge entries."""
     return {
         name: (
             {k: v for k, v in value.items() if k not in PANEL_KEYS}
@@ -161,8 +160,7 @@ def generate_position_message(position: int, total_teams: int, *, language: Prom
 
 
 def get_current_datetime_with_timezone(*, now: datetime | None = None) -> str:
-    """The current time in $TZ as ISO 8601 with offset and microseconds always (a steady format). `now` (an
-    aware datetime) replaces the clock, for tests; a bad $TZ raises `ValueError`."""
+    """Now in $TZ, ISO 8601 with offset and microseconds; `now` replaces the clock; bad $TZ: ValueError."""
     tz = timezone_from_env()
     moment = datetime.now(tz) if now is None else now.astimezone(tz)
     return moment.isoformat(timespec="microseconds")

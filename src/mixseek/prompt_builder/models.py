@@ -12,8 +12,7 @@ from mixseek.round_state import RoundState
 
 @runtime_checkable
 class LeaderBoardSource(Protocol):
-    """Anything that gives an execution's current leaderboard (entries of `RANKING_KEYS`, best first), such as
-    `AggregationStore`."""
+    """What gives an execution's leaderboard (`RANKING_KEYS`, best first), such as `AggregationStore`."""
 
     async def get_leader_board_ranking(self, execution_id: str) -> Sequence[Mapping[str, Any]]: ...
 

@@ -165,8 +165,7 @@ class CalibrationReport:
 
 
 def _metric_models(config: Mapping[str, Any]) -> dict[str, str | None]:
-    """Per configured metric, the one model that judges it: None for a deterministic built-in
-    (and for a panel, whose judges are in score_details)."""
+    """Per configured metric, its one judge model: None for a deterministic built-in (or a panel)."""
     evaluator = config.get("evaluator")
     if not isinstance(evaluator, Mapping):
         return {}

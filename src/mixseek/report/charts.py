@@ -53,8 +53,7 @@ def _n(value: float) -> str:
 
 
 def _series(view: ExecutionView) -> list[_Series]:
-    """Every team of the view, best first, with its scored rounds; colours follow team ids, so lines keep
-    theirs while a live leaderboard reorders."""
+    """Every team, best first, with its scored rounds; colours follow team ids, steady as a board reorders."""
     style = {team_id: i for i, team_id in enumerate(sorted(t.team_id for t in view.teams))}
     return [
         _Series(
@@ -141,8 +140,7 @@ def score_chart_svg(view: ExecutionView, *, width: int = 720, height: int = 320)
 
 
 def _axis(scores: Sequence[float]) -> tuple[float, float, list[float]]:
-    """The y axis's ends and ticks: 0–100 by 20 when every score is in it, else the scores' range in round
-    steps (a metric may score on any scale)."""
+    """The y axis's ends and ticks: 0–100 by 20 when the scores fit, else their range in round steps."""
     low, high = min(scores, default=0.0), max(scores, default=100.0)
     if low >= 0.0 and high <= 100.0:
         return 0.0, 100.0, [float(t) for t in range(0, 101, 20)]

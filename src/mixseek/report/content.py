@@ -16,8 +16,7 @@ def without_controls(view: ExecutionView) -> ExecutionView:
 
 
 def round_tokens(round_view: RoundView) -> int | None:
-    """Input and output tokens of a round's team run and its evaluation (what the round cost);
-    None when the round stored no usage (it failed or still runs)."""
+    """Input and output tokens of a round's team run and evaluation; None when it stored no usage."""
     usage = round_view.usage or {}
     parts = [usage[part] for part in ("team", "evaluation") if isinstance(usage.get(part), dict)]
     if not parts:
@@ -108,8 +107,7 @@ class Failure:
 
 
 def failures(view: ExecutionView) -> list[Failure]:
-    """Failed teams, failed or timed-out rounds and failed member answers, with their messages. A team that
-    failed because a round did is listed once, at that round."""
+    """Failed teams, rounds and member answers, with messages; a team failed by its round is listed once."""
     found: list[Failure] = []
     for team in view.teams:
         if team.error and all(r.error != team.error for r in team.rounds):

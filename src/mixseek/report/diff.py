@@ -68,8 +68,7 @@ def _word_diff(old: str, new: str) -> tuple[Markup, Markup] | None:
 
 
 def _replaced(old_lines: list[str], new_lines: list[str], old_start: int, new_start: int) -> list[str]:
-    """Rows for a block of lines replaced by another: the old ones, then the new ones; lines at the
-    same place in both blocks are compared word by word."""
+    """Rows for a replaced block: old lines, then new; lines at the same place are compared word by word."""
     old_text = [escape(line) for line in old_lines]
     new_text = [escape(line) for line in new_lines]
     for k, (old, new) in enumerate(zip(old_lines, new_lines, strict=False)):

@@ -37,8 +37,7 @@ def report_title(prompt: str, limit: int = 80) -> str:
 
 
 def render_html_report(view: ExecutionView) -> str:
-    """The execution's report page: header, teams × rounds grid, leaderboard, score chart,
-    judgments, usage and cost, failures, and each team's best submission."""
+    """The report page: header, grid, leaderboard, chart, judgments, usage, failures, best submissions."""
     view = content.without_controls(view)
     pairwise = view.pairwise
     return TEMPLATES.get_template("report.html").render(

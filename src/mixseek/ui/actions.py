@@ -119,8 +119,7 @@ async def _problem(settings: UISettings, given: NewExecution, configs: list[str]
 
 
 async def start(request: Request) -> Response:
-    """`POST /executions`: start the execution and go to its page (it shows the process starting,
-    or why it could not start, until the execution is in the store)."""
+    """`POST /executions`: start the execution and go to its page, which shows the process meanwhile."""
     settings = ui_settings(request)
     async with request.form() as form:
         given = NewExecution(
@@ -192,8 +191,7 @@ async def stop(request: Request) -> Response:
 
 
 async def resume(request: Request) -> Response:
-    """`POST /executions/{execution_id}/resume`: with the orchestrator config the execution was
-    started with, when that file is still there."""
+    """`POST /executions/{execution_id}/resume`, with the config it started with, if still there."""
     settings = ui_settings(request)
     execution_id = request.path_params["execution_id"]
     record = await _record(settings.db_path, execution_id)

@@ -45,8 +45,7 @@ def start_execution(
     reference: str | None = None,
     execution_id: str | None = None,
 ) -> str:
-    """Start a new execution of `prompt` with the orchestrator config `config` (and `reference`,
-    as `exec --reference`), named `execution_id` or a generated id; its id."""
+    """Start an execution of `prompt` with orchestrator config `config` (as `mixseek exec`); its id."""
     execution_id = execution_id or new_execution_id()
     ws = settings.workspace
     argv = ["exec", "--prompt-file", "-", "--config", str(config), "-w", str(ws.root)]
@@ -55,8 +54,7 @@ def start_execution(
 
 
 def resume_execution(settings: UISettings, execution_id: str, config: Path | None) -> None:
-    """Continue an interrupted execution (`exec --resume`) in a new process, with the orchestrator
-    config it was started with (`config`; the workspace's default when None)."""
+    """Continue an interrupted execution (`exec --resume`) with its config (None: the default)."""
     argv = ["exec", "--resume", execution_id, "-w", str(settings.workspace.root)]
     _spawn(settings, execution_id, argv if config is None else [*argv, "--config", str(config)])
 
@@ -97,8 +95,7 @@ def _fill(file: IO[bytes], text: str) -> None:
 
 
 def _reap(log: Path, process: subprocess.Popen[bytes]) -> None:
-    """Wait for the process to end, so that it leaves no zombie, and forget it (an ended process
-    and one started by an earlier server read alike in `launch_state`)."""
+    """Wait for the process to end (no zombie) and forget it: `launch_state` reads ended ones alike."""
     process.wait()
     with _lock:
         if _processes.get(log) is process:
@@ -136,8 +133,7 @@ class LaunchState:
 
 
 def launch_state(workspace: Workspace, execution_id: str) -> LaunchState | None:
-    """The state of the process started for `execution_id`; None if the dashboard started none (a log without
-    a running process tells of one that ended)."""
+    """The state of the process started for `execution_id`; None if the dashboard started none."""
     if not is_valid_execution_id(execution_id):
         return None
     log = log_path(workspace, execution_id)

@@ -44,8 +44,7 @@ _COOKIE_SALT = b"mixseek-ui-token-cookie"
 
 
 def _cookie_names(settings: UISettings) -> tuple[str, str]:
-    """(token cookie, CSRF cookie). Cookies do not tell ports apart, so dashboards on one host
-    name their cookies by port and never overwrite each other's."""
+    """(token cookie, CSRF cookie), named by port: cookies do not tell a host's ports apart."""
     return f"mixseek-token-{settings.port}", f"mixseek-csrf-{settings.port}"
 
 
@@ -215,8 +214,7 @@ class SecurityMiddleware:
         return None
 
     async def _token_refusal(self, request: Request, token: str) -> Response | None:
-        """The response refusing a request by its token, if it must be refused: after a wait,
-        growing with the client's wrong tokens in a row, if it carries a wrong one."""
+        """The refusal of a wrong token, after a wait growing with the client's wrong tokens in a row."""
         client = request.client.host if request.client is not None else ""
         authorization = request.headers.get("authorization", "")
         scheme, _, given = authorization.partition(" ")
@@ -250,8 +248,7 @@ class SecurityMiddleware:
     async def _csrf_refusal(
         self, request: Request, receive: Receive, csrf: str, *, known: bool
     ) -> tuple[Response | None, Receive]:
-        """The response refusing a state-changing request, if it must be refused, and the
-        `receive` the route reads the body from (replayed when it was read here)."""
+        """The refusal of a cross-site state-changing request, if any, and a `receive` replaying the body."""
         own_origin = f"{request.url.scheme}://{request.url.netloc}".lower()
         reason = cross_origin_reason(request.headers, own_origin)
         if reason is not None:
@@ -273,8 +270,7 @@ class SecurityMiddleware:
 
 
 def _without_token(url: URL) -> str:
-    """The request's own path and query without `token`: where the token link redirects to (a
-    path only, never `//elsewhere`, which a browser would read as another host)."""
+    """The request's own path and query without `token` (a path only, never `//elsewhere`, another host)."""
     rest = url.remove_query_params(TOKEN_PARAM)
     path = "/" + rest.path.lstrip("/")
     return f"{path}?{rest.query}" if rest.query else path

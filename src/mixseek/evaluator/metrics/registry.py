@@ -38,8 +38,7 @@ def known_metrics() -> list[str]:
 
 
 def metric_class(config: MetricConfig, *, base_dir: Path | None = None) -> type[Metric]:
-    """The class a `[[evaluator.metrics]]` entry names, checked to be a `Metric`. Imports the metric code (and
-    pydantic-ai) only here, so that checking built-in metrics imports none."""
+    """The `Metric` class an entry names; metric code (and pydantic-ai) is imported only here."""
     from mixseek.evaluator.metrics.base import Metric
 
     if config.class_path is not None:
@@ -55,8 +54,7 @@ def create_metric(
 
 
 def metric_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """Registered or installed metrics that fail to import or are no `Metric`, one error each. Metrics with a
-    class_path are checked with the other class paths."""
+    """Registered or installed metrics that fail to import or are no `Metric`, and scales that mix."""
     loaded = config.evaluator
     origin = loaded.sources.get("metrics", "")
     from_env = origin.startswith("env ")
