@@ -1,6 +1,5 @@
 """A bench's results: win rates, mean scores and ranks with bootstrap intervals, pairwise tables with a
-sign test paired per task, mean scores per tag and task (defined in the README's "Comparing set-ups").
-"""
+sign test paired per task, mean scores per tag and task (defined in the README's "Comparing set-ups")."""
 
 from __future__ import annotations
 

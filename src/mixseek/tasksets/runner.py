@@ -1,6 +1,5 @@
 """Running a bench: each (task, repeat) is an ordinary execution through the Python API, its id stored
-before it starts, so a stopped bench resumes by running what has no row and resuming the interrupted.
-"""
+before it starts, so a stopped bench resumes by running what has no row and resuming the interrupted."""
 
 from __future__ import annotations
 

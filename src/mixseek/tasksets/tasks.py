@@ -1,6 +1,5 @@
 """A bench's task set: TASKS.jsonl, one JSON object a line (`prompt`, optional `id`, `reference`, `tags`),
-read whole and bounded before anything runs, so a bad file is one error naming file and line.
-"""
+read whole and bounded before anything runs, so a bad file is one error naming file and line."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The dashboard's ASGI app: the page modules' routes, static files, error pages, security; a failure a
-user can meet becomes an error page of one escaped line, never a traceback.
-"""
+user can meet becomes an error page of one escaped line, never a traceback."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The execution page's two big tables (teams × rounds grid, judgments) as ready-made HTML rows, one
-format string each (a template spends most of the page's budget on 640 cells); store text is escaped.
-"""
+format string each (a template spends most of the page's budget on 640 cells); store text is escaped."""
 
 from __future__ import annotations
 

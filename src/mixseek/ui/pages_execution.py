@@ -1,6 +1,5 @@
 """The execution page, in sections (one template each) that the live stream (`ui.live`) resends alike;
-the sections are kept as rendered with the execution's progress, so a reload checks one cheap query.
-"""
+the sections are kept as rendered with the execution's progress, so a reload checks one cheap query."""
 
 from __future__ import annotations
 

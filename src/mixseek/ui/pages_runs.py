@@ -1,6 +1,5 @@
 """The runs page (`/`): every execution, filtered and sorted by query parameters (bookmarkable), fetched
-anew by htmx every `REFRESH_SECONDS` while one runs.
-"""
+anew by htmx every `REFRESH_SECONDS` while one runs."""
 
 from __future__ import annotations
 

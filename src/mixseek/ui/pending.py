@@ -1,6 +1,5 @@
 """The execution page before the execution is in the store: its process still starts (the page reloads
-every second by a `Refresh` header), or it ended without writing it and its last line says why.
-"""
+every second by a `Refresh` header), or it ended without writing it and its last line says why."""
 
 from __future__ import annotations
 

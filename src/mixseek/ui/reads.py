@@ -1,6 +1,5 @@
 """Store reads for one request, read-only and closed after each (an execution elsewhere can write); a
-workspace without a store has no executions yet.
-"""
+workspace without a store has no executions yet."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The dashboard's HTTP server: uvicorn's, which first tells the live streams to end (a stream lasts as
-long as its execution, and uvicorn waits for every open response).
-"""
+long as its execution, and uvicorn waits for every open response)."""
 
 from __future__ import annotations
 
