@@ -86,8 +86,7 @@ class EvaluationResult(BaseModel):
 
     @property
     def score_details(self) -> dict[str, dict[str, Any]]:
-        """Per-metric score and comment, shown in the next round's prompt as スコア詳細: the history format
-        has no feedback line, and the default template asks the team to act on the feedback."""
+        """Per-metric score and comment: the next round's スコア詳細, the only feedback its history shows."""
         return {m.name: m.details for m in self.metrics}
 
     @property

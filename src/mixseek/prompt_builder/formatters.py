@@ -115,8 +115,7 @@ def format_ranking_table(
     max_teams: int | None = None,
     language: PromptLanguage = "ja",
 ) -> str:
-    """One line per team of `ranking` (`RANKING_KEYS`, best first; `team_name` unused), `team_id`'s in bold;
-    `max_teams` shows the top N plus the caller's, marking teams left out. `ValueError` for a bad entry."""
+    """One line per `ranking` entry, `team_id`'s in bold; `max_teams`: the top N plus the caller's line."""
     _check_limit("max_teams", max_teams)
     texts = prompt_texts(language)
     if not ranking:

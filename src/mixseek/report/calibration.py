@@ -38,8 +38,7 @@ def _problem(path: Path, line: int, reason: str) -> InputError:
 
 
 class _Lines:
-    """The file's lines as the CSV reader takes them, counted. The reader's own `line_num` lags
-    one behind when it refuses a line (a field over its size limit names the line before)."""
+    """The file's lines, counted: the CSV reader's `line_num` lags one behind on a line it refuses."""
 
     def __init__(self, text: str) -> None:
         # newline="": lines end at \r, \n or \r\n, as CSV's do; U+2028 or U+0085 in a note is text

@@ -143,8 +143,7 @@ def _messages(messages: Sequence[ModelMessage]) -> list[TranscriptMessage]:
 
 
 def read_transcript(message_history: str | None) -> Transcript:
-    """The stored JSON of a message history as a transcript (empty when nothing was stored). Redacted after
-    decoding, so a credential stored escaped (`\\u043f...`) is found in what is shown."""
+    """A stored message history as a transcript, redacted after decoding (an escaped credential is found)."""
     if not message_history:
         return Transcript()
     try:

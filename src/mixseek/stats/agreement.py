@@ -7,8 +7,7 @@ from collections.abc import Sequence
 
 
 def krippendorff_alpha_interval(units: Sequence[Sequence[float | None]]) -> float | None:
-    """Alpha over `units` (ratings per rated thing, None where a judge gave none): 1 perfect, 0 chance. None
-    when undefined: fewer than two units with two ratings, or no variation at all."""
+    """Alpha over `units` (None: no rating): 1 perfect, 0 chance; None: too few ratings or no variation."""
     pairable = [[v for v in unit if v is not None] for unit in units]
     pairable = [values for values in pairable if len(values) >= 2]
     if len(pairable) < 2:

@@ -206,8 +206,7 @@ async def resume(request: Request) -> Response:
 
 
 async def _taken_over(ws: Workspace, execution_id: str) -> str:
-    """Wait until the resuming process has taken the execution over ("resumed") or has ended
-    without ("resume-failed"); "resuming" if it is still starting after RESUME_WAIT_SECONDS."""
+    """The resume's state: "resumed", "resume-failed", or "resuming" still after RESUME_WAIT_SECONDS."""
     deadline = time.monotonic() + RESUME_WAIT_SECONDS
     while True:
         state = launch_state(ws, execution_id)  # before the read: an end seen here is final

@@ -71,8 +71,7 @@ async def updates(
     stream_seconds: float | None = STREAM_SECONDS,
     closing: asyncio.Event | None = None,
 ) -> AsyncIterator[str]:
-    """The events of one page's stream: each update since `last_event_id` (all sections, the last with the
-    update's id), from `first` on, until the execution ends, `stream_seconds` pass or `closing` is set."""
+    """One page's events since `last_event_id`, until the execution ends, time runs out or `closing`."""
     yield f"retry: {RECONNECT_MS}\n\n"
     seen = last_event_id
     duration: str | None = None  # as the page shows it (after a full update, or a duration event)

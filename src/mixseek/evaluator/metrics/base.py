@@ -49,8 +49,7 @@ class Metric(ABC):
 
     @classmethod
     def create(cls, config: MetricConfig, settings: EvaluatorSettings, *, base_dir: Path | None) -> Metric:
-        """Build the metric of a `[[evaluator.metrics]]` entry; `base_dir` is evaluator.toml's
-        directory, for a metric that reads files named in its entry (`json_schema`)."""
+        """The metric of an entry; `base_dir` (evaluator.toml's) resolves files it names (`json_schema`)."""
         return cls(config, settings)
 
     @property
@@ -123,8 +122,7 @@ class LLMMetric(Metric):
 
 
 class BaseMetric(Metric):
-    """mixseek-core's metric: a subclass implements `evaluate` and is built without arguments; its scores
-    are unbounded, as mixseek-core's are."""
+    """mixseek-core's metric: `evaluate` in a subclass built without arguments; unbounded, as there."""
 
     scale: ClassVar[Scale | Mapping[str, float]] = "unbounded"
 
