@@ -22,11 +22,9 @@ from mixseek.prompt_builder.texts import prompt_texts
 
 
 class UserPromptBuilder:
-    """Builds prompts from the workspace's `[prompt_builder]` templates, compiled once in the constructor.
-    Every variable is always defined: `submission_history` (its empty-case text if none), `ranking_table` (""
-    without a ranking, and in a round-1 team prompt, where the round barrier leaves nothing ranked) and
-    `team_position_message` ("" if unranked). A ranking given in the context wins over any store, and the
-    context's store over the builder's: the more specific choice."""
+    """Builds prompts from the workspace's `[prompt_builder]` templates, compiled once. Every variable is
+    defined: `submission_history`, `ranking_table` ("" unranked, as in round 1's team prompt) and
+    `team_position_message`; a context's ranking wins over any store, its store over the builder's."""
 
     def __init__(
         self,

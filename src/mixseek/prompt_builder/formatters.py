@@ -72,9 +72,8 @@ def format_submission_history(
     preview_chars: int | None = None,
     language: PromptLanguage = "ja",
 ) -> str:
-    """The team's past rounds, one block per round, separated by a blank line (or the empty-case text).
-    `max_items` keeps the last N rounds and `preview_chars` cuts each submission, both saying what was left
-    out; `language` is that of the fixed texts."""
+    """The team's past rounds, one block each (or the empty-case text); `max_items` keeps the last N rounds,
+    `preview_chars` cuts each submission, both saying what they left out."""
     _check_limit("max_items", max_items)
     _check_limit("preview_chars", preview_chars)
     texts = prompt_texts(language)

@@ -18,9 +18,8 @@ class LeaderBoardSource(Protocol):
 
 
 class RoundPromptContext(BaseModel):
-    """What a team prompt (or a judgment prompt) is built from. `round_number` is the round about to run (team
-    prompt) or just finished (judgment prompt, its `round_history` including it). `ranking`, when given, is
-    used as is; else `store` supplies it, ahead of the builder's own store."""
+    """What a team or judgment prompt is built from: `round_number` is the round about to run (team) or just
+    run (judgment: in `round_history`); `ranking` is used as given, else `store`'s, ahead of the builder's."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 

@@ -46,9 +46,7 @@ def table(headers: Sequence[object], rows: Sequence[Sequence[object]], rule: Seq
 
 
 def code_block(content: str) -> str:
-    """`content` as an indented code block (every line four spaces in; blank lines stay blank).
-
-    Leading and trailing blank lines are not part of any code block; empty content is said so."""
+    """`content` as an indented code block (outer blank lines dropped, inner ones kept; empty: said so)."""
     lines = content.strip("\n").split("\n")
     if not any(line.strip() for line in lines):
         return "(empty)"

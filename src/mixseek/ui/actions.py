@@ -41,9 +41,8 @@ _POLL_SECONDS = 0.2
 
 
 def orchestrator_configs(ws: Workspace) -> list[str]:
-    """The names of `configs/*.toml` that hold an `[orchestrator]` table, the default
-    (`orchestrator.toml`) first. The default is listed even when it does not parse: starting
-    it shows why, as `mixseek exec` would."""
+    """The `configs/*.toml` with an `[orchestrator]` table, `orchestrator.toml` first even when it does not
+    parse (starting it shows why, as `mixseek exec` would)."""
     default = ws.orchestrator_file.name
     names = [p.name for p in sorted(ws.configs.glob("*.toml")) if p.is_file() and _has_orchestrator(p)]
     if ws.orchestrator_file.is_file() and default not in names:

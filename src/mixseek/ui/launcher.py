@@ -106,9 +106,8 @@ StopOutcome = Literal["sent", "elsewhere"] | NotTheOwner
 
 
 def interrupt_owner(owner: ExecutionLease) -> StopOutcome:
-    """Send SIGINT to the process that runs an execution, wherever it was started, so it ends interrupted.
-    Only a process of this host matching the lease (pid, start time, command line) is signalled; otherwise the
-    outcome says why none was."""
+    """SIGINT to the process running an execution, so it ends interrupted: only one of this host matching the
+    lease (pid, start time, command line); the outcome says why none was signalled."""
     if owner.host != this_host():
         return "elsewhere"
     process = owner_process(owner.pid, owner.process_started, owner.command_sha256)

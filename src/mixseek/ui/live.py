@@ -44,9 +44,8 @@ DURATION_EVENT = "duration"
 
 
 def sse_event(name: str, data: str, event_id: str | None = None) -> str:
-    """One server-sent event. A line break (CRLF, CR or LF) would end a `data:` field, so each line
-    of `data` gets one of its own (the browser joins them with newlines again). String
-    replacements rather than a split: an update of a large execution is thousands of lines."""
+    """One server-sent event, each line of `data` a `data:` field of its own (a line break would end it),
+    by string replacements (an update of a large execution is thousands of lines)."""
     text = str(data)  # plain str methods: a Markup's would escape their arguments
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")

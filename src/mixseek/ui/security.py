@@ -86,9 +86,8 @@ def _origin_of(url: str) -> str | None:
 
 
 def cross_origin_reason(headers: Headers, own_origin: str) -> str | None:
-    """Why a state-changing request does not come from a page of `own_origin`; None if it does. Browsers send
-    `Sec-Fetch-Site` or `Origin` with every POST, so one with none of the three headers is no browser's
-    cross-site request; it still needs the CSRF token."""
+    """Why a state-changing request does not come from `own_origin`; None if it does. A POST with none of
+    the three headers is no cross-site browser request; it still needs the CSRF token."""
     site = headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return f"cross-origin request refused (Sec-Fetch-Site: {site})"
