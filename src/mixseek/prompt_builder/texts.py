@@ -1,6 +1,5 @@
-"""The fixed texts the prompt builder writes around history and ranking, per prompt language. English (`en`)
-says what Japanese (`ja`) says in the same structure, for workspaces whose templates are English, so that a
-prompt does not switch language in the middle."""
+"""The fixed texts around history and ranking per prompt language: English (`en`) says what Japanese (`ja`)
+says, in the same structure, so a prompt of English templates does not switch language."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Judge panels' agreement as rows, for `runs show`, the Markdown export and the HTML report:
-one row per panel metric (Krippendorff's alpha, see `storage.agreement`) and one line per round
-whose judges disagreed by more than the threshold."""
+"""Judge panels' agreement as rows (`runs show`, exports): Krippendorff's alpha per panel metric
+(`storage.agreement`), and the rounds whose judges disagreed beyond the threshold."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The score-by-round chart: one inline SVG, the same on the dashboard and in the HTML report. Inline SVG with
-presentation attributes, because the report must read without scripts and the dashboard's CSP allows no inline
-script or style. All text is escaped; fixed decimals make the same view give the same bytes."""
+"""The score-by-round chart, one inline SVG for the dashboard and the HTML report: presentation attributes (no
+script or inline style: the report reads without them, the CSP allows none); text escaped; fixed decimals."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What changed in a team's submission since its previous round, as escaped HTML. A unified line diff
-(`difflib`) whose similar changed lines also mark changed words (`<del>`, `<ins>`). Rows carry classes only,
-since the dashboard's CSP forbids inline styles; all text is escaped and stripped of control characters."""
+"""A submission's change since the team's previous round as escaped HTML: a `difflib` line diff marking
+changed words (`<del>`, `<ins>`), rows with classes only (the CSP forbids inline styles), no controls."""
 
 from __future__ import annotations
 

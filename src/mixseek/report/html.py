@@ -1,6 +1,5 @@
-"""One execution as a single self-contained HTML file (`mixseek runs export ID --format html`). Inline CSS and
-SVG, no script and no outside reference, so it reads the same offline or mailed; its own
-Content-Security-Policy forbids anything else, should model text ever slip past the escaping."""
+"""One execution as a self-contained HTML file (`runs export --format html`): inline CSS and SVG, no script or
+outside reference (it reads the same offline); its own CSP forbids anything else slipped past the escaping."""
 
 from __future__ import annotations
 

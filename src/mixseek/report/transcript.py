@@ -1,7 +1,5 @@
-"""A stored message history (a leader's conversation in one round) as parts a page can show. Read back with
-pydantic-ai's `ModelMessagesTypeAdapter`; each part gets a label and a plain-text body without control
-characters (unknown kinds as JSON). A history that cannot be read is shown as its raw text rather than
-failing."""
+"""A stored message history (a leader's round) as labelled plain-text parts a page can show, read with
+pydantic-ai's `ModelMessagesTypeAdapter` (unknown kinds as JSON; an unreadable history as its raw text)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Bradley–Terry strengths from pairwise verdicts, with bootstrap confidence intervals. Fitted by the
-minorise–maximise iteration, a tie half a win each. Every item also plays `prior` virtual ties against an
-anchor of strength 1, keeping all-win or all-loss items finite and never-compared ones at the anchor's level.
-Reported as natural logs, centred on their mean."""
+"""Bradley–Terry strengths from pairwise verdicts (minorise–maximise, a tie half a win each; `prior` virtual
+ties against an anchor of strength 1 keep every strength finite) with bootstrap intervals, as centred logs."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Wrong dashboard tokens, answered more slowly the more a client sends in a row.
-
-A dashboard beyond loopback is guarded by its token alone: each wrong token waits twice the one before
-(capped), one at a time per client, without blocking anyone else; the right token or a pause forgets."""
+"""Wrong dashboard tokens answered ever slower (a dashboard beyond loopback has only its token): each waits
+twice the last (capped), one at a time per client, blocking no one; the right token or a pause forgets."""
 
 from __future__ import annotations
 
