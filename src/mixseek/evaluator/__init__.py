@@ -1,2 +1,1 @@
-"""Scoring submissions (`evaluator.Evaluator`); importing the package loads nothing, so that checking a
-config's metrics loads neither the scoring code nor pydantic-ai."""
+"""Scoring submissions (`evaluator.Evaluator`); import loads nothing, so config checks skip pydantic-ai."""

@@ -1,5 +1,4 @@
-"""mixseek.prompt_builder: the prompts teams, the evaluator and the judgment model receive. Importing this
-package loads no provider SDK (only jinja2 and pydantic)."""
+"""mixseek.prompt_builder: the prompts teams, evaluator and judgment receive; it loads no provider SDK."""
 
 from mixseek.config.prompt_builder import PromptBuilderSettings, load_prompt_builder_settings
 from mixseek.config.prompt_defaults import (

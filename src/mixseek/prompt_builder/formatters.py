@@ -1,5 +1,4 @@
-"""Round history, ranking, team position and the clock as prompt text; the limits, off by default, keep the
-default output the original format exactly."""
+"""History, ranking, position and clock as prompt text; limits, off by default, keep the seed's format."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What the round controller, evaluator and judgment client need from a prompt builder, so that callers take
-any object with these methods (`UserPromptBuilder` or a test double)."""
+"""What callers need from a prompt builder, so any object with these methods serves (or a test double)."""
 
 from __future__ import annotations
 

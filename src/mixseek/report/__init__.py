@@ -1,2 +1,1 @@
-"""Presenting a stored execution as HTML (charts, sanitised Markdown, the self-contained report), shared by
-the dashboard and `runs export --format html` so both show a run the same way."""
+"""Stored executions as HTML (charts, sanitised Markdown, the report), alike on the dashboard and exported."""

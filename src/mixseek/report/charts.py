@@ -12,8 +12,7 @@ from markupsafe import Markup, escape
 from mixseek.storage.views import ExecutionView
 from mixseek.text_safety import strip_controls
 
-# Tableau 10: distinguishable and print-safe. Past ten teams the colours repeat with another dash
-# pattern, so that up to forty lines stay distinguishable.
+# Tableau 10 (distinguishable, print-safe); past ten teams another dash: forty lines stay apart
 PALETTE: tuple[str, ...] = (
     "#4e79a7",
     "#f28e2b",

@@ -1,5 +1,4 @@
-"""What an execution page shows, as plain rows (grid, judgments, failures, best rounds), derived from the read
-model only so that every page lays out the same facts."""
+"""An execution page's facts as plain rows, from the read model alone, so every page lays out the same."""
 
 from __future__ import annotations
 

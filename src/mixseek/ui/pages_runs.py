@@ -1,5 +1,4 @@
-"""The runs page (`/`): every execution, filtered and sorted by query parameters (bookmarkable), fetched
-anew by htmx every `REFRESH_SECONDS` while one runs."""
+"""The runs page (`/`): every execution, filtered and sorted by query, refreshed while one runs."""
 
 from __future__ import annotations
 

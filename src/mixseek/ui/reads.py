@@ -1,5 +1,4 @@
-"""Store reads for one request, read-only and closed after each (an execution elsewhere can write); a
-workspace without a store has no executions yet."""
+"""Store reads for one request, read-only and closed at once (others write); no store: no executions yet."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The dashboard's HTTP server: uvicorn's, which first tells the live streams to end (a stream lasts as
-long as its execution, and uvicorn waits for every open response)."""
+"""The dashboard's server: uvicorn's, ending the live streams first (uvicorn waits for open responses)."""
 
 from __future__ import annotations
 

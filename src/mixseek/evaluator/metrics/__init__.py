@@ -1,5 +1,4 @@
-"""Metrics: the base classes, and metrics by name, loaded on first use so that checking metric names (`config
-validate`) imports no metric code."""
+"""Metric base classes and metrics by name, loaded on first use: `config validate` imports no metric code."""
 
 from __future__ import annotations
 

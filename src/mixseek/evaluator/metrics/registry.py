@@ -1,5 +1,4 @@
-"""Metrics by name: built-ins, metrics registered in code or installed as plugins (the `mixseek.metrics`
-entry-point group), and custom classes named with `class_path`."""
+"""Metrics by name: built-ins, registered or installed (`mixseek.metrics` entry points), and `class_path`s."""
 
 from __future__ import annotations
 
