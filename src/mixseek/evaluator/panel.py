@@ -1,5 +1,4 @@
-"""Judge panels: several models score one metric, combined (mean, median or trimmed mean) to steady one
-judge's noisy, self-biased score; a failed judge leaves a hole, all failed fail the metric."""
+"""Judge panels: several models score a metric, combined; a failed judge leaves a hole, all failed fail it."""
 
 from __future__ import annotations
 

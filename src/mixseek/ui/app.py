@@ -1,5 +1,4 @@
-"""The dashboard's ASGI app: the page modules' routes, static files, error pages, security; a failure a
-user can meet becomes an error page of one escaped line, never a traceback."""
+"""The dashboard's ASGI app: routes, static files, error pages, security; a failure is one escaped line."""
 
 from __future__ import annotations
 

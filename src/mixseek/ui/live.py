@@ -1,8 +1,7 @@
 """Live updates of an open execution page (`GET /executions/{id}/stream`, server-sent events): one read-only
-progress read per `live_poll_seconds` (a writer is never locked out longer); on a change, each page section
-rendered once for all followers. The progress is the event id (`Last-Event-ID` gets only what changed); a
-comment every `KEEPALIVE_SECONDS` keeps proxies open; `end` follows an ended execution's last state; the
-stream ends with the browser or the server (`streams_closing`: uvicorn waits for open responses)."""
+progress read per `live_poll_seconds`; on a change, each section rendered once for all followers. The progress
+is the event id (`Last-Event-ID` gets only what changed); a comment every `KEEPALIVE_SECONDS` keeps proxies;
+`end` follows the last state; `streams_closing` ends streams with the server (uvicorn waits for them)."""
 
 from __future__ import annotations
 

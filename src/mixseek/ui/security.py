@@ -1,8 +1,7 @@
 """Every dashboard request's Host, token, CSRF and response headers, in depth (it shows model text and starts
 paid executions): strict CSP, no-sniff, no-referrer, `no-store`; Host checked on loopback (DNS rebinding); a
-token (Bearer, or `?token=` once setting an HttpOnly cookie), slower the more wrong ones in a row; for all but
-GET and HEAD a same-origin check (`Sec-Fetch-Site` first: no-referrer posts `Origin: null`) and the CSRF
-token."""
+token (Bearer, or `?token=` once: an HttpOnly cookie), slower the more wrong in a row; for all but GET and
+HEAD a same-origin check (`Sec-Fetch-Site` first: no-referrer posts `Origin: null`) and the CSRF token."""
 
 from __future__ import annotations
 

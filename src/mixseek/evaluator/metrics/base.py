@@ -1,5 +1,4 @@
-"""The metric base classes: a custom metric subclasses `Metric`, `LLMMetric` or mixseek-core's `BaseMetric`
-(`[[evaluator.metrics]] name = "mine"  class_path = "package.module:Class"` or `"path/to/file.py:Class"`)."""
+"""The base classes a custom metric subclasses: `Metric`, `LLMMetric` or mixseek-core's `BaseMetric`."""
 
 from __future__ import annotations
 

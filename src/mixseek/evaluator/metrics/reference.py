@@ -1,5 +1,4 @@
-"""`ReferenceMetric`: metrics comparing a submission with the execution's reference answer (never shown to
-teams), which only they get, as the keyword `reference`."""
+"""`ReferenceMetric`: metrics given the execution's reference answer (hidden from teams), as `reference`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A `json_schema` metric's schema: given inline or as a JSON file relative to evaluator.toml. Kept apart from
-the metric (and pydantic-ai): `config validate` checks schemas with this alone."""
+"""A `json_schema` metric's schema, inline or a file beside evaluator.toml, checkable without pydantic-ai."""
 
 from __future__ import annotations
 
