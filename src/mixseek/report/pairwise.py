@@ -1,5 +1,4 @@
-"""The final pairwise ranking as rows: Bradley–Terry log-strengths centred on the mean (0 = average, 1 = odds
-of e to 1) with their bootstrap 95% interval."""
+"""The final pairwise ranking as rows: centred Bradley–Terry log-strengths (0 average) with 95% intervals."""
 
 from __future__ import annotations
 

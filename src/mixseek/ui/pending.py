@@ -1,5 +1,4 @@
-"""The execution page before the execution is in the store: its process still starts (the page reloads
-every second by a `Refresh` header), or it ended without writing it and its last line says why."""
+"""The execution page before its row exists: its process starts (reloaded each second) or ended (why)."""
 
 from __future__ import annotations
 
