@@ -1,5 +1,4 @@
-"""How much a panel of judges agrees: Krippendorff's alpha (interval metric), not an ICC, because a failed
-judge leaves a hole and alpha takes units with any number of ratings."""
+"""Panel agreement: Krippendorff's alpha (interval), which, unlike an ICC, takes rounds a judge left out."""
 
 from __future__ import annotations
 

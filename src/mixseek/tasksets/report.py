@@ -1,5 +1,4 @@
-"""A bench's results: win rates, mean scores and ranks with bootstrap intervals, pairwise tables with a
-sign test paired per task, mean scores per tag and task (defined in the README's "Comparing set-ups")."""
+"""Bench results: win rates, means, ranks with intervals, sign tests per task, means per tag and task."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Running a bench: each (task, repeat) is an ordinary execution through the Python API, its id stored
-before it starts, so a stopped bench resumes by running what has no row and resuming the interrupted."""
+"""Running a bench: each (task, repeat) an execution whose id is stored first, so a stopped bench resumes."""
 
 from __future__ import annotations
 
