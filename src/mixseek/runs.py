@@ -1,6 +1,5 @@
-"""Reading a workspace's stored executions from Python, as `mixseek runs` and the dashboard do: the
-store is opened read-only (safe beside a running `exec`), read in the calling thread, and closed.
-"""
+"""Reading a workspace's stored executions from Python, as `mixseek runs` and the dashboard do: the store is
+opened read-only (safe beside a running `exec`), read in the calling thread, and closed."""
 
 from __future__ import annotations
 

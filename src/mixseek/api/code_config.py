@@ -1,6 +1,5 @@
-"""An `ExecutionConfig` from objects written in Python, in the shape a workspace's files give, with a
-label (`teams[1]`, `evaluator`) where a file would be named.
-"""
+"""An `ExecutionConfig` from objects written in Python, in the shape a workspace's files give, with a label
+(`teams[1]`, `evaluator`) where a file would be named."""
 
 from __future__ import annotations
 

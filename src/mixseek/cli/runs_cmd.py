@@ -1,6 +1,5 @@
-"""`mixseek runs list|show|export`: stored executions read through `mixseek.runs` (read-only), printed as
-JSON or laid out; what a command reads and lays out loads inside it (`--help` imports this module).
-"""
+"""`mixseek runs list|show|export`: stored executions read through `mixseek.runs` (read-only), printed as JSON
+or laid out; what a command reads and lays out loads inside it (`--help` imports this module)."""
 
 from __future__ import annotations
 

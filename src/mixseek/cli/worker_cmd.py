@@ -1,6 +1,5 @@
-"""`mixseek worker`: serve the team rounds of `--engine temporal` executions wherever the workspace's
-configs and credentials are (no database); refused before any work if its configs differ.
-"""
+"""`mixseek worker`: serve the team rounds of `--engine temporal` executions wherever the workspace's configs
+and credentials are (no database); refused before any work if its configs differ."""
 
 from __future__ import annotations
 

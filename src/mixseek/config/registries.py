@@ -1,8 +1,6 @@
-"""The member types and metrics a config file may name, and the options each member type takes.
-
-The classes are named as strings, loaded by `agents.member.registry` and `evaluator.metrics.registry`
-on a higher floor (docs/architecture.md, "Names written as strings").
-"""
+"""The member types and metrics a config file may name, and the options each member type takes. The classes
+are named as strings, loaded by `agents.member.registry` and `evaluator.metrics.registry` on a higher floor
+(docs/architecture.md, "Names written as strings")."""
 
 from __future__ import annotations
 

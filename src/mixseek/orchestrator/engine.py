@@ -1,6 +1,5 @@
-"""Which engine runs an execution: `local` (this process) or `temporal` (a workflow), checked by
-`plan_engine` and brought up by `EnginePlan.start`; the temporal modules load only when chosen.
-"""
+"""Which engine runs an execution: `local` (this process) or `temporal` (a workflow), checked by `plan_engine`
+and brought up by `EnginePlan.start`; the temporal modules load only when chosen."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Which pairs of teams the pairwise stage compares, under a bounded number of comparisons.
-
-Round robin (ordered by the circle method, so a cut list still spreads the matches), top K, or Swiss
-(neighbours in the standing who have not met). Teams come best score first; the better is `a`.
-"""
+"""Which pairs of teams the pairwise stage compares, under a bounded number of comparisons. Round robin
+(ordered by the circle method, so a cut list still spreads the matches), top K, or Swiss (neighbours in the
+standing who have not met). Teams come best score first; the better is `a`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Checks that need no model call (`config validate`, `exec --dry-run`, `exec` before it starts): what a
-config names elsewhere (a provider, a model file, a plugin class) fails as one line naming file and key.
-"""
+config names elsewhere (a provider, a model file, a plugin class) fails as one line naming file and key."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""What the store says each team has done so far: the state both engines resume from.
-
-Plain data, so the Temporal workflow carries it between rounds as the local engine does in memory.
-"""
+"""What the store says each team has done so far: the state both engines resume from. Plain data, so the
+Temporal workflow carries it between rounds as the local engine does in memory."""
 
 from __future__ import annotations
 

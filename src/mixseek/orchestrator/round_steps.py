@@ -1,9 +1,7 @@
-"""The steps of the round protocol that touch the store, done in the process that owns it.
-
-Both engines use these: the local engine for every command but `Play`'s team rounds; the
-Temporal engine in its store activities. So the budget check, the round barrier, the judgments
-and the usage report are one piece of code whichever engine schedules them.
-"""
+"""The steps of the round protocol that touch the store, done in the process that owns it. Both engines use
+these: the local engine for every command but `Play`'s team rounds; the Temporal engine in its store
+activities. So the budget check, the round barrier, the judgments and the usage report are one piece of code
+whichever engine schedules them."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""mixseek.storage: executions, rounds and the leaderboard in DuckDB.
-
-Each name loads its module on first use, so a command that reads one part of the store does not
-pay for the rest (the write path, tenacity, psutil).
-"""
+"""mixseek.storage: executions, rounds and the leaderboard in DuckDB. Each name loads its module on first use,
+so a command that reads one part of the store does not pay for the rest (the write path, tenacity, psutil)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Read-only opens of a store file, attached to a kept in-memory DuckDB instance.
-
-`duckdb.connect(read_only=True)` builds a whole instance each time (~20 ms, and slow first queries);
-attaching to an idle one reads the file just as fresh and locks it just as briefly.
-"""
+`duckdb.connect(read_only=True)` builds a whole instance each time (~20 ms, and slow first queries); attaching
+to an idle one reads the file just as fresh and locks it just as briefly."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""No credential value reaches the database file, nor leaves it through a read.
-
-Every value written arrives as a statement parameter on the connection `Connector.run` hands out, so
-wrapping it sees them all; a read-only store's rows are redacted as fetched, before JSON is decoded.
-"""
+"""No credential value reaches the database file, nor leaves it through a read. Every value written arrives as
+a statement parameter on the connection `Connector.run` hands out, so wrapping it sees them all; a read-only
+store's rows are redacted as fetched, before JSON is decoded."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Group commit: writes that arrive while one runs share the next transaction (a save costs ~19 ms).
-
-Consecutive writes of one kind become one multi-row statement. If the shared transaction fails, each
-write runs again alone, so a bad row fails only its own caller; writes commit in submission order.
-"""
+Consecutive writes of one kind become one multi-row statement. If the shared transaction fails, each write
+runs again alone, so a bad row fails only its own caller; writes commit in submission order."""
 
 from __future__ import annotations
 

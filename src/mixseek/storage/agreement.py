@@ -1,8 +1,6 @@
-"""Inter-judge agreement of an execution's judge panels, derived on read from score_details.
-
-Krippendorff's alpha (interval), not an ICC: a failed judge leaves a hole in its round, which alpha
-takes and the ICC forms do not.
-"""
+"""Inter-judge agreement of an execution's judge panels, derived on read from score_details. Krippendorff's
+alpha (interval), not an ICC: a failed judge leaves a hole in its round, which alpha takes and the ICC forms
+do not."""
 
 from __future__ import annotations
 

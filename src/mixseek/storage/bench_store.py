@@ -1,7 +1,5 @@
-"""The stored side of `mixseek bench`: which executions answer each (task, repeat) of a bench.
-
-A bench has no results of its own (they are its executions'); these rows let a resume run what is missing.
-"""
+"""The stored side of `mixseek bench`: which executions answer each (task, repeat) of a bench. A bench has no
+results of its own (they are its executions'); these rows let a resume run what is missing."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Every DuckDB instance mixseek opens, without extension autoloading: no network request at run time.
-
-ATTACH of a SQLite file would otherwise download `sqlite_scanner`; with it off (and `TYPE duckdb`),
-such a file is refused at once as one line naming it.
-"""
+"""Every DuckDB instance mixseek opens, without extension autoloading: no network request at run time. ATTACH
+of a SQLite file would otherwise download `sqlite_scanner`; with it off (and `TYPE duckdb`), such a file is
+refused at once as one line naming it."""
 
 from __future__ import annotations
 

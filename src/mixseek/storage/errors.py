@@ -1,7 +1,5 @@
-"""Errors raised by the store; a DuckDB error of the file itself becomes one line naming the file.
-
-Errors caused by the data written (a constraint violation) stay `duckdb.Error`: the caller's bug.
-"""
+"""Errors raised by the store; a DuckDB error of the file itself becomes one line naming the file. Errors
+caused by the data written (a constraint violation) stay `duckdb.Error`: the caller's bug."""
 
 from __future__ import annotations
 

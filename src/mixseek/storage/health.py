@@ -1,9 +1,6 @@
-"""Is the database file usable? Checked before an execution calls any model.
-
-DuckDB reads a block only when a query needs it, so a damaged, read-only or full file opens fine and
-fails at the first save, after the round's models were paid. `check_store` reads every block,
-loads every index and forces a checkpoint up front.
-"""
+"""Is the database file usable? Checked before an execution calls any model. DuckDB reads a block only when a
+query needs it, so a damaged, read-only or full file opens fine and fails at the first save, after the round's
+models were paid. `check_store` reads every block, loads every index and forces a checkpoint up front."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Bringing finished executions recorded by another program into a store (`mixseek migrate`).
-
-Each execution is written whole in one transaction with its original start time and no lease (one cut
-off half-way would read as `interrupted`); one already stored is left untouched.
-"""
+"""Bringing finished executions recorded by another program into a store (`mixseek migrate`). Each execution
+is written whole in one transaction with its original start time and no lease (one cut off half-way would read
+as `interrupted`); one already stored is left untouched."""
 
 from __future__ import annotations
 

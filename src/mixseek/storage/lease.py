@@ -1,9 +1,6 @@
-"""Who runs an execution: one owner at a time, recorded in the store as a lease.
-
-Two `exec --resume` of one execution would pay every model twice, and a killed process would leave it
-`running` for ever. An owner on this host is alive if its pid runs with the same start time; on
-another host, if its heartbeat is recent.
-"""
+"""Who runs an execution: one owner at a time, recorded in the store as a lease. Two `exec --resume` of one
+execution would pay every model twice, and a killed process would leave it `running` for ever. An owner on
+this host is alive if its pid runs with the same start time; on another host, if its heartbeat is recent."""
 
 from __future__ import annotations
 

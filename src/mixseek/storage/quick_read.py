@@ -1,7 +1,5 @@
-"""One read of a store file from a short-lived process (`mixseek runs`), in the calling thread.
-
-No write queue, idle-close thread or event loop; importing it loads neither asyncio nor the write path.
-"""
+"""One read of a store file from a short-lived process (`mixseek runs`), in the calling thread. No write
+queue, idle-close thread or event loop; importing it loads neither asyncio nor the write path."""
 
 from __future__ import annotations
 

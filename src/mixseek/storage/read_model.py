@@ -1,6 +1,5 @@
-"""Building the read model (`storage.views`) from the store's tables, one snapshot per read; a running
-(or resumed) execution gets what only a finished one's summary says derived from its rows.
-"""
+"""Building the read model (`storage.views`) from the store's tables, one snapshot per read; a running (or
+resumed) execution gets what only a finished one's summary says derived from its rows."""
 
 from __future__ import annotations
 

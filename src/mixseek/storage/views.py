@@ -1,7 +1,5 @@
 """The read model: stored executions as typed values for `mixseek runs`, `mixseek.runs` and the dashboard.
-
-Lenient (unknown keys ignored) as data may be imported or older; listing types are in `overview`.
-"""
+Lenient (unknown keys ignored) as data may be imported or older; listing types are in `overview`."""
 
 from __future__ import annotations
 

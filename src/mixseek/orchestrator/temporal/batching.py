@@ -1,8 +1,6 @@
-"""Group commit for a workflow's store writes: results that arrive while one write runs share the next.
-
-Each store activity costs the Temporal server ~10 ms of CPU; one writer coroutine per run writes what
-queued as one activity, in order. Workflow code: only asyncio tasks and futures (deterministic).
-"""
+"""Group commit for a workflow's store writes: results that arrive while one write runs share the next. Each
+store activity costs the Temporal server ~10 ms of CPU; one writer coroutine per run writes what queued as one
+activity, in order. Workflow code: only asyncio tasks and futures (deterministic)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""A Temporal dev server (on 127.0.0.1) and worker processes on this machine, for the temporal engine
-without an address; its state stays in the workspace so `--resume` finds a workflow.
-"""
+"""A Temporal dev server (on 127.0.0.1) and worker processes on this machine, for the temporal engine without
+an address; its state stays in the workspace so `--resume` finds a workflow."""
 
 from __future__ import annotations
 

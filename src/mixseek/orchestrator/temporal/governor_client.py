@@ -1,6 +1,5 @@
 """A worker's side of the governor service: one connection per execution, reopened after a drop; an
-unreachable service is `GovernorUnreachable` (the activity is retried, perhaps on a resumed `exec`).
-"""
+unreachable service is `GovernorUnreachable` (the activity is retried, perhaps on a resumed `exec`)."""
 
 from __future__ import annotations
 

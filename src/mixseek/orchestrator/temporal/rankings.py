@@ -1,8 +1,5 @@
-"""A worker's copy of each round's ranking, asked of the workflow by a query once per round.
-
-Inputs carry no ranking (they grew as T², past gRPC's 4 MB at 256 teams); a round's activities on a
-worker share one query.
-"""
+"""A worker's copy of each round's ranking, asked of the workflow by a query once per round. Inputs carry no
+ranking (they grew as T², past gRPC's 4 MB at 256 teams); a round's activities on a worker share one query."""
 
 from __future__ import annotations
 

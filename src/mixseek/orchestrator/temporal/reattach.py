@@ -1,8 +1,6 @@
-"""Whether a resumed `mixseek exec` can take over the workflow its execution still has running.
-
-One started with other configs would wait for workers nobody starts, one on another version could fail
-to replay; such a workflow is ended, and a new one goes on from the store.
-"""
+"""Whether a resumed `mixseek exec` can take over the workflow its execution still has running. One started
+with other configs would wait for workers nobody starts, one on another version could fail to replay; such a
+workflow is ended, and a new one goes on from the store."""
 
 from __future__ import annotations
 

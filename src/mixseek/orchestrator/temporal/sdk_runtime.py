@@ -1,6 +1,5 @@
-"""The Temporal SDK runtime of a mixseek process: its core prints only errors (its lines land in
-`exec -f json`'s stdout), and its logs are not forwarded (Rust threads calling Python abort at exit).
-"""
+"""The Temporal SDK runtime of a mixseek process: its core prints only errors (its lines land in `exec -f
+json`'s stdout), and its logs are not forwarded (Rust threads calling Python abort at exit)."""
 
 from __future__ import annotations
 

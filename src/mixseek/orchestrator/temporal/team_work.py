@@ -1,8 +1,6 @@
-"""The activity a `mixseek worker` serves: one team round, run by the local engine's `RoundController`.
-
-It returns the store writes it recorded with its result; every model request asks the execution's
-governor service (in the `mixseek exec` process) first, so budgets and rate limits hold across workers.
-"""
+"""The activity a `mixseek worker` serves: one team round, run by the local engine's `RoundController`. It
+returns the store writes it recorded with its result; every model request asks the execution's governor
+service (in the `mixseek exec` process) first, so budgets and rate limits hold across workers."""
 
 from __future__ import annotations
 
