@@ -111,16 +111,6 @@ class ModelSite:
 
 
 @dataclass(frozen=True)
-class _AnySite:
-    """A call site whose model may also be an object given in code."""
-
-    model: ModelRef
-    role: str
-    source: str
-    key: str | None
-
-
-@dataclass(frozen=True)
 class ClassPathSite:
     """A `class_path` value, what it must name, where it is resolved from, and where it is set."""
 
@@ -165,34 +155,33 @@ class ExecutionConfig:
     def model_sites(self) -> Iterator[ModelSite]:
         """Every call site whose model is named by a string, with the file and key that chose it,
         for one-line errors. (A model object given in code names nothing to check.)"""
-        for site in self._all_model_sites():
-            if isinstance(site.model, str):
-                yield ModelSite(site.model, site.role, site.source, site.key)
+        for model, role, source, key in self._all_model_sites():
+            if isinstance(model, str):
+                yield ModelSite(model, role, source, key)
 
-    def _all_model_sites(self) -> Iterator[_AnySite]:
+    def _all_model_sites(self) -> Iterator[tuple[ModelRef, str, str, str | None]]:
         for entry in self.teams:
             team = entry.config
             if team.workflow is None:  # a workflow team has no leader to call
                 role = f"leader of team '{team.team_id}'"
-                yield _AnySite(team.leader.model, role, str(entry.path), "team.leader.model")
+                yield team.leader.model, role, str(entry.path), "team.leader.model"
             for agent in entry.agents():
                 source, key = agent.key_origin("model")
-                yield _AnySite(agent.config.model, agent.role, str(source), key)
+                yield agent.config.model, agent.role, str(source), key
         evaluator = self.evaluator.value
         for i, metric in enumerate(evaluator.metrics):
             role = f"evaluator metric '{metric.name}'"
             if metric.model is not None:
-                yield _AnySite(metric.model, role, str(self.evaluator.file), f"evaluator.metrics[{i}].model")
+                yield metric.model, role, str(self.evaluator.file), f"evaluator.metrics[{i}].model"
             elif metric.models is not None:  # a judge panel: each judge's model by its own key
                 for j, model in enumerate(metric.models):
                     key = f"evaluator.metrics[{i}].models[{j}]"
-                    yield _AnySite(model, role, str(self.evaluator.file), key)
+                    yield model, role, str(self.evaluator.file), key
             elif metric.class_path is None and metric.name not in DETERMINISTIC_OPTIONS:  # those call none
-                yield _AnySite(evaluator.model, role, *_settings_site(self.evaluator, "evaluator"))
-        yield _AnySite(self.judgment.value.model, "judgment", *_settings_site(self.judgment, "judgment"))
+                yield evaluator.model, role, *_settings_site(self.evaluator, "evaluator")
+        yield self.judgment.value.model, "judgment", *_settings_site(self.judgment, "judgment")
         if self.pairwise.value.enabled:
-            site = _settings_site(self.pairwise, "pairwise")
-            yield _AnySite(self.pairwise.value.model, "pairwise judge", *site)
+            yield self.pairwise.value.model, "pairwise judge", *_settings_site(self.pairwise, "pairwise")
 
     def function_sites(self) -> Iterator[FunctionSite]:
         """Every workflow function executor named by text, resolved as the team resolves it."""
