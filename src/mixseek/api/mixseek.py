@@ -33,11 +33,10 @@ from mixseek.orchestrator.preflight import reference_problems
 
 
 class Mixseek:
-    """The teams of an execution (`TeamConfig`s or mappings; a `model` is a model string or a
-    pydantic-ai `Model`) and how it runs. `workspace` keeps the executions in its store (`mixseek
-    runs`, resume); without one each runs on a temporary store. Settings left out take their
-    defaults; `MIXSEEK_*` environment variables fill in only what no argument gives.
-    """
+    """The teams of an execution (`TeamConfig`s or mappings; a `model` is a model string or a pydantic-ai
+    `Model`) and how it runs. `workspace` keeps the executions in its store (`mixseek runs`, resume); without
+    one each runs on a temporary store. Settings left out take their defaults; `MIXSEEK_*` environment
+    variables fill in only what no argument gives."""
 
     def __init__(
         self,
@@ -120,11 +119,10 @@ class Mixseek:
         **engine: Unpack[EngineChoice],
     ) -> AsyncIterator[ExecutionRun]:
         """Start an execution of `user_prompt` (or `resume` an interrupted one) and yield it as an
-        `ExecutionRun`: its events, then `result`. `reference` goes to the reference metrics, never
-        to the teams; `engine="temporal"` runs it as `exec --engine temporal` does (`temporal_address`
-        or `workers`). Leaving the block early cancels it (stored as `interrupted`). Raises
-        `ConfigError` (a reference that does not resolve) or `InputError` (a bad request), nothing run.
-        """
+        `ExecutionRun`: its events, then `result`. `reference` goes to the reference metrics, never to the
+        teams; `engine="temporal"` runs it as `exec --engine temporal` does (`temporal_address` or `workers`).
+        Leaving the block early cancels it (stored as `interrupted`). Raises `ConfigError` (a reference that
+        does not resolve) or `InputError` (a bad request), nothing run."""
         self._check_request(user_prompt, reference, execution_id, resume)
         async with contextlib.AsyncExitStack() as stack:
             config = await self._checked_config(stack)

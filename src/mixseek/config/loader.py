@@ -188,11 +188,7 @@ def errors_from_validation(
 
 
 def validate_data(
-    model: type[ModelT],
-    data: Mapping[str, Any],
-    *,
-    path: Path | str,
-    section: str | None,
+    model: type[ModelT], data: Mapping[str, Any], *, path: Path | str, section: str | None
 ) -> Loaded[ModelT]:
     """Validate already-read TOML data; the environment overrides it for settings models."""
     from_env = env_values(model)
@@ -214,13 +210,7 @@ def validate_data(
     return Loaded(value=value, file=file, sources=sources)
 
 
-def load_section(
-    model: type[ModelT],
-    path: Path,
-    section: str,
-    *,
-    required: bool = True,
-) -> Loaded[ModelT]:
+def load_section(model: type[ModelT], path: Path, section: str, *, required: bool = True) -> Loaded[ModelT]:
     """Read `[section]` of a TOML file into `model` (env > file > default)."""
     data = take_section(read_toml(path, required=required), section, path=path)
     return validate_data(model, data, path=path, section=section)

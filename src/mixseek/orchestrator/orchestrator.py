@@ -80,11 +80,7 @@ class Orchestrator:
     """One execution of all configured teams; models are built once, up front."""
 
     def __init__(
-        self,
-        config: ExecutionConfig,
-        *,
-        store: Store | None = None,
-        sinks: Iterable[EventSink] = (),
+        self, config: ExecutionConfig, *, store: Store | None = None, sinks: Iterable[EventSink] = ()
     ) -> None:
         self.config = config
         self.settings = config.orchestrator.value

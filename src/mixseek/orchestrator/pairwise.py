@@ -146,13 +146,7 @@ class PairwiseStage:
                 break  # a comparison failed or the budget stopped it: the standing is incomplete
 
     async def _compare(
-        self,
-        execution_id: str,
-        user_prompt: str,
-        a: Entrant,
-        b: Entrant,
-        sequence: int,
-        progress: _Progress,
+        self, execution_id: str, user_prompt: str, a: Entrant, b: Entrant, sequence: int, progress: _Progress
     ) -> None:
         key = frozenset((a.team_id, b.team_id))
         if key in progress.stored:

@@ -47,11 +47,7 @@ class Connector:
         return self._conn is not None
 
     def run(
-        self,
-        work: Callable[[duckdb.DuckDBPyConnection], T],
-        *,
-        transaction: bool,
-        checkpoint: bool = False,
+        self, work: Callable[[duckdb.DuckDBPyConnection], T], *, transaction: bool, checkpoint: bool = False
     ) -> T:
         """Run `work` on the connection, in one transaction if asked (`checkpoint`: into the file)."""
         with self._lock:

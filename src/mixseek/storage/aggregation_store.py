@@ -87,11 +87,7 @@ def _utc_or_now(value: datetime | None) -> datetime:
 
 
 def _update(
-    conn: Conn,
-    query: str,
-    params: Sequence[object],
-    missing: str,
-    found: Callable[[list[Any]], bool] = bool,
+    conn: Conn, query: str, params: Sequence[object], missing: str, found: Callable[[list[Any]], bool] = bool
 ) -> None:
     """Run `UPDATE ... RETURNING <column>`; RecordNotFoundError(`missing`), which rolls the
     transaction back, unless `found(returned values)` (by default: a row changed)."""
@@ -164,12 +160,10 @@ def _claimable(
 
 
 class AggregationStore:
-    """The DuckDB store of one workspace (or of any file given as `db_path`).
-
-    Any number of `read_only` stores may read beside each other (never beside a writer's open
-    connection). The file stays open `idle_close_seconds` after the last operation: 50 ms for a
-    writer, which reads the ranking many times per round; 0 for a reader, so that polling delays
-    a writer by one operation at most."""
+    """The DuckDB store of one workspace (or of any file given as `db_path`). Any number of `read_only` stores
+    may read beside each other (never beside a writer's open connection). The file stays open
+    `idle_close_seconds` after the last operation: 50 ms for a writer, which reads the ranking many times per
+    round; 0 for a reader, so that polling delays a writer by one operation at most."""
 
     def __init__(
         self,

@@ -18,13 +18,7 @@ from mixseek.storage.agreement import disagreement_threshold, panel_agreement
 from mixseek.storage.listing import duration_seconds, in_snapshot, stored_summary
 from mixseek.storage.models import ExecutionRecord, ExecutionStatus, RoundStatusRecord
 from mixseek.storage.overview import StoredSummary
-from mixseek.storage.views import (
-    BestSubmission,
-    ExecutionProgress,
-    ExecutionView,
-    RankingEntry,
-    UsageTotals,
-)
+from mixseek.storage.views import BestSubmission, ExecutionProgress, ExecutionView, RankingEntry, UsageTotals
 
 Conn = duckdb.DuckDBPyConnection
 Key = tuple[str, int]  # (team_id, round_number)

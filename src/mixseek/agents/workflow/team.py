@@ -144,9 +144,5 @@ class WorkflowTeam:
             submissions=submissions,
         )
         return TeamRunResult(
-            output=output.content,
-            record=record,
-            messages=messages,
-            usage=usage,
-            leader_usage=RunUsage(),
+            output=output.content, record=record, messages=messages, usage=usage, leader_usage=RunUsage()
         )

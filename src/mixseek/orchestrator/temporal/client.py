@@ -22,12 +22,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from mixseek.config.bundle import ExecutionConfig
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
 from mixseek.orchestrator.engine_lost import EngineLost
-from mixseek.orchestrator.events import (
-    EventSink,
-    TeamRoundFinished,
-    TeamRoundStarted,
-    WorkflowReplaced,
-)
+from mixseek.orchestrator.events import EventSink, TeamRoundFinished, TeamRoundStarted, WorkflowReplaced
 from mixseek.orchestrator.models import ExecutionSummary, StopReason
 from mixseek.orchestrator.orchestrator import Orchestrator
 from mixseek.orchestrator.progress import TeamProgress, interrupted
@@ -306,10 +301,9 @@ class StoreActivities:
 
     @activity.defn(name="store_finish")
     async def finish(self, end: FinishInput) -> ExecutionSummary:
-        """The local engine's end, with its rounds and duration as that engine counts them (the
-        last round scored; the time this process and the ones before it ran the execution), not
-        the workflow's `rounds_run` and `started_at`: a workflow may outlive the processes that
-        served it."""
+        """The local engine's end, with its rounds and duration as that engine counts them (the last round
+        scored; the time this process and the ones before it ran the execution), not the workflow's
+        `rounds_run` and `started_at`: a workflow may outlive the processes that served it."""
         stop = (cast(StopReason, end.stop_reason), end.stop_detail)
         summary = self.engine._finish(self.execution_id, self.user_prompt, end.progress, stop)
         return cast(ExecutionSummary, await self._guarded(summary))
@@ -322,9 +316,8 @@ class StoreActivities:
         return self._before.get((team_id, round_number))
 
     async def _apply(self, results: Sequence[TeamRoundResult]) -> None:
-        """The results' writes, in their order, submitted together: the store's write queue
-        commits them in one transaction (a write awaited before the next is submitted would
-        take one each)."""
+        """The results' writes, in their order, submitted together: the store's write queue commits them in
+        one transaction (a write awaited before the next is submitted would take one each)."""
         pending = [w for r in results for w in self._writes(RoundWrites.unpack(r.writes))]
         outcomes = await asyncio.gather(*pending, return_exceptions=True)
         for outcome in outcomes:

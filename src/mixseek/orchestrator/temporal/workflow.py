@@ -260,8 +260,7 @@ class ExecutionWorkflow:
         *,
         timeout: timedelta = STORE_TIMEOUT,
     ) -> T:
-        """Store work or a round's judgments, done by the process owning the workspace (this
-        workflow's)."""
+        """Store work or a round's judgments, done by the process owning the workspace (this workflow's)."""
         result: T = await workflow.execute_local_activity(
             name,
             args=[] if arg is None else [arg],
@@ -295,10 +294,9 @@ class ExecutionWorkflow:
         return self._governor
 
     async def _play(self, work: TeamRoundInput, activity_id: str) -> TeamRoundResult:
-        """A team round, on any worker with this configuration.
-
-        One its workers could not ask the governor service for waits for a `mixseek exec` that
-        serves it elsewhere (the one that was killed is resumed) and is run again from the start."""
+        """A team round, on any worker with this configuration. One its workers could not ask the governor
+        service for waits for a `mixseek exec` that serves it elsewhere (the one that was killed is resumed)
+        and is run again from the start."""
         limit = self._work_limit
         again = 0
         while True:
