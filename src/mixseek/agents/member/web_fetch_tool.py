@@ -180,22 +180,13 @@ def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     return None
 
 
+_BLOCKED_KINDS = ("unspecified", "loopback", "link-local", "multicast", "reserved", "private")
+
+
 def _classify(ip: IPAddress) -> str | None:
-    if ip.is_unspecified:
-        return "unspecified"
-    if ip.is_loopback:
-        return "loopback"
-    if ip.is_link_local:
-        return "link-local"
-    if ip.is_multicast:
-        return "multicast"
-    if ip.is_reserved:
-        return "reserved"
-    if ip.is_private:
-        return "private"
-    if not ip.is_global:
-        return "not globally routable"
-    return None
+    """The first of `_BLOCKED_KINDS` (`ip.is_<kind>`) that `ip` is, else whether it is global."""
+    blocked = (kind for kind in _BLOCKED_KINDS if getattr(ip, "is_" + kind.replace("-", "_")))
+    return next(blocked, None if ip.is_global else "not globally routable")
 
 
 def blocked_address_reason(ip: IPAddress) -> str | None:

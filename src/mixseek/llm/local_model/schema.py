@@ -344,20 +344,16 @@ def _enforce(value: Any, schema: Any, path: str, clamp: bool, notes: list[str]) 
     return value
 
 
+# bool before int: a bool is an int
+_JSON_KINDS = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array"}
+
+
 def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    return next(
+        (kind for python_type, kind in _JSON_KINDS.items() if isinstance(value, python_type)), "object"
+    )
 
 
 def _matching_alternative(value: Any, alternatives: list[Any]) -> JsonSchema | None:
