@@ -63,16 +63,18 @@ def test_the_board_ranks_the_sharpe_ratios(run: tuple[Path, Path, str]) -> None:
 
 
 def test_round_two_and_judgment_prompts_show_the_negative_scores(run: tuple[Path, Path, str]) -> None:
+    # the seed's formats, without its "/100": these scores are not on 0–100
     _, prompts, _ = run
     beta = (prompts / "beta-2.txt").read_text(encoding="utf-8")
-    assert "## ラウンド 1\nスコア: -0.40/100\n" in beta
+    assert "## ラウンド 1\nスコア: -0.40\n" in beta
     assert '"score": -0.4,' in beta and '"comment": "sharpe ratio -0.4"' in beta
-    assert "#1 Alpha - スコア: 1.20/100 (ラウンド数: 1)" in beta
-    assert "**#2 Beta (あなたのチーム) - スコア: -0.40/100 (ラウンド数: 1)**" in beta
-    assert "#3 Gamma - スコア: -100.00/100 (ラウンド数: 1)" in beta
+    assert "#1 Alpha - スコア: 1.20 (ラウンド数: 1)" in beta
+    assert "**#2 Beta (あなたのチーム) - スコア: -0.40 (ラウンド数: 1)**" in beta
+    assert "#3 Gamma - スコア: -100.00 (ラウンド数: 1)" in beta
+    assert "/100" not in beta
     judged = [p.read_text(encoding="utf-8") for p in sorted(prompts.glob("judgment-*.txt"))]
     assert len(judged) == 3
-    assert any("あなたの提出内容: gamma: no idea" in p and "スコア: -100.00/100" in p for p in judged)
+    assert any("あなたの提出内容: gamma: no idea" in p and "スコア: -100.00\n" in p for p in judged)
 
 
 def test_the_pairwise_stage_ranks_with_the_scores(run: tuple[Path, Path, str]) -> None:

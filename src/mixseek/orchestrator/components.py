@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from mixseek.agents.team import Team, create_team
 from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.evaluator import PERCENT
 from mixseek.evaluator.evaluator import Evaluator
 from mixseek.llm.governor import Budget, Governor, ModelLimit
 from mixseek.llm.middleware import wrap_models
@@ -67,6 +68,7 @@ def build_components(config: ExecutionConfig) -> Components:
         evaluator = Evaluator(
             config.evaluator.value, prompt_builder.build_evaluator_prompt, base_dir=evaluator_dir
         )
+        prompt_builder.percent = evaluator.scale == PERCENT
         judgment = JudgmentClient(config.judgment.value, prompt_builder.build_judgment_prompt)
         teams = {
             entry.config.team_id: create_team(entry.config, base_dir=entry.path.parent)

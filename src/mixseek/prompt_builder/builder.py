@@ -42,6 +42,8 @@ class UserPromptBuilder:
             settings if settings is not None else load_prompt_builder_settings(workspace)
         )
         self.templates: PromptTemplates = compile_prompt_templates(self.loaded)
+        self.percent = True
+        """Whether scores are on 0–100 (the seed's `/100` after each); the run's evaluator decides."""
 
     @property
     def settings(self) -> PromptBuilderSettings:
@@ -84,6 +86,7 @@ class UserPromptBuilder:
             max_items=settings.max_submission_history_items,
             preview_chars=settings.submission_preview_chars,
             language=settings.language,
+            percent=self.percent,
         )
         ranking_table, position_message = await self._ranking(context, before_round=before_round)
         return {
@@ -113,6 +116,7 @@ class UserPromptBuilder:
             context.team_name,
             max_teams=self.settings.max_leaderboard_display_teams,
             language=self.settings.language,
+            percent=self.percent,
         )
         position = find_team_position(ranking, context.team_id)
         message = (

@@ -70,12 +70,13 @@ def format_submission_history(
     max_items: int | None = None,
     preview_chars: int | None = None,
     language: PromptLanguage = "ja",
+    percent: bool = True,
 ) -> str:
     """The team's past rounds, one block each (or the empty-case text); `max_items` keeps the last N rounds,
     `preview_chars` cuts each submission, both saying what they left out."""
     _check_limit("max_items", max_items)
     _check_limit("preview_chars", preview_chars)
-    texts = prompt_texts(language)
+    texts = prompt_texts(language, percent=percent)
     if not round_history:
         return texts.no_history
     shown = round_history if max_items is None else round_history[-max_items:]
@@ -112,10 +113,11 @@ def format_ranking_table(
     *,
     max_teams: int | None = None,
     language: PromptLanguage = "ja",
+    percent: bool = True,
 ) -> str:
     """One line per `ranking` entry, `team_id`'s in bold; `max_teams`: the top N plus the caller's line."""
     _check_limit("max_teams", max_teams)
-    texts = prompt_texts(language)
+    texts = prompt_texts(language, percent=percent)
     if not ranking:
         return texts.no_ranking
     entries = [_ranking_entry(entry, i) for i, entry in enumerate(ranking)]

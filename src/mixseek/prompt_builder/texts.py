@@ -3,7 +3,7 @@ says, in the same structure, so a prompt of English templates does not switch la
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mixseek.config.prompt_builder import PromptLanguage
 from mixseek.prompt_builder.constants import NO_RANKING_TEXT, NO_SUBMISSION_HISTORY_TEXT
@@ -61,6 +61,11 @@ ENGLISH = PromptTexts(
 TEXTS: dict[PromptLanguage, PromptTexts] = {"ja": JAPANESE, "en": ENGLISH}
 
 
-def prompt_texts(language: PromptLanguage) -> PromptTexts:
-    """The texts of `language` (`ja` or `en`)."""
-    return TEXTS[language]
+def prompt_texts(language: PromptLanguage, *, percent: bool = True) -> PromptTexts:
+    """The texts of `language` (`ja` or `en`); without the seed's `/100` after a score when the run's
+    scores are not on 0–100 (a Sharpe ratio of -0.40 is not -0.40/100)."""
+    texts = TEXTS[language]
+    if percent:
+        return texts
+    lines = ("round_block", "own_team_line", "team_line")
+    return replace(texts, **{name: getattr(texts, name).replace("/100", "") for name in lines})
