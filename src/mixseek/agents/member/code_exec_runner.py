@@ -16,16 +16,6 @@ from mixseek.agents.member.code_exec_result import ExecutionResult, StreamCaptur
 from mixseek.config.member_options import CodeExecOptions
 from mixseek.errors import RuntimeFailure
 
-__all__ = [
-    "CodeExecError",
-    "Descriptors",
-    "Launch",
-    "SandboxUnavailable",
-    "execute",
-    "kill_group",
-    "output_kill_bytes",
-]
-
 _KILL_FACTOR = 10  # bytes of one stream, per kept character, before the process is killed
 _MIN_KILL_BYTES = 1 << 20
 _MAX_TAIL_CHARS = 2_000

@@ -16,20 +16,6 @@ from typing import Literal
 
 from mixseek.agents.member._sandbox_child import NOBODY
 
-__all__ = [
-    "BOOTSTRAP",
-    "NOBODY",
-    "WORKDIR",
-    "PythonLayout",
-    "Sandbox",
-    "SandboxKind",
-    "SandboxMode",
-    "bwrap_command",
-    "find_bwrap",
-    "python_layout",
-    "userns_maps",
-]
-
 SandboxMode = Literal["auto", "bubblewrap", "process"]
 SandboxKind = Literal["bubblewrap", "process"]
 

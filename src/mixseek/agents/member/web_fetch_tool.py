@@ -23,15 +23,6 @@ from mixseek.agents.member.web_fetch_decode import ContentDecoder, ContentDecodi
 from mixseek.config.member_options import WebFetchOptions
 from mixseek.errors import RuntimeFailure
 
-__all__ = [
-    "FetchResult",
-    "Resolver",
-    "WebFetchError",
-    "WebFetchErrorKind",
-    "blocked_address_reason",
-    "fetch_url",
-]
-
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """Resolves `(host, port)` to IP address strings; the default uses `loop.getaddrinfo`."""
 
