@@ -1,7 +1,6 @@
 """Names a config file may use for a kind of plugin class: built in, registered in code, or installed. A
 registry knows a name without importing its class (built-ins are "module:Class" strings, installed plugins
-entry points), so validating a config imports no agent or metric code. A built-in name cannot be taken
-over."""
+entry points), so validating a config imports no agent or metric code."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""Keeping credential values out of everything mixseek stores, logs or prints. A provider that echoes the
-`Authorization` header would carry the key into answers, errors, the store and the terminal; each boundary
-passes text through a `Redactor`, which replaces the value of every credential variable (a name with a `KEY`,
-`TOKEN`, `SECRET`, `PASSWORD`... part) in each of its `encoded_forms` with `[REDACTED:<VARIABLE>]`. Imports
-nothing of mixseek, so every layer may use it."""
+"""Keeping credential values out of everything mixseek stores, logs or prints: each boundary passes text
+through a `Redactor`, which replaces the value of every credential variable (a name with a `KEY`, `TOKEN`,
+`SECRET`, `PASSWORD`... part) in each of its `encoded_forms` with `[REDACTED:<VARIABLE>]`. Imports nothing of
+mixseek, so every layer may use it."""
 
 from __future__ import annotations
 

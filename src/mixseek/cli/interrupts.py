@@ -1,8 +1,6 @@
-"""What a Ctrl-C leaves behind: one line on stderr, exit code 130, no second interrupt during cleanup.
-Standard library only: `cli.entry` imports it before the CLI's dependencies load. `run_guarded` turns a
-command's `KeyboardInterrupt` into the line: what the command announced (`announce_interrupt`), else what was
-set up to be said from some point on (`say_on_interrupt`). Further Ctrl-C are ignored, since one landing in
-the cleanup or exit would become a traceback."""
+"""What a Ctrl-C leaves behind: one line on stderr, exit code 130, no second interrupt during cleanup (one
+landing in the cleanup or exit would become a traceback). Standard library only: `cli.entry` imports it before
+the CLI's dependencies load."""
 
 from __future__ import annotations
 

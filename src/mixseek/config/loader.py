@@ -1,7 +1,6 @@
-"""Reading TOML config files into settings models, with env overrides and provenance. For files the
-environment wins over TOML over defaults; in code, the constructor wins over the environment. Every failure is
-a `ConfigError` naming the file or variable, the key and the reason. pydantic-settings is loaded only when a
-variable a model reads is set (it costs every run ~30 ms)."""
+"""Reading TOML config files into settings models, with env overrides and provenance: for files the
+environment wins over TOML over defaults; in code, the constructor wins over the environment.
+pydantic-settings is loaded only when a variable a model reads is set (it costs every run ~30 ms)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Every text mixseek gives a model by default, in one place: the three prompt templates (their names and the
-variables each may use) and the instructions of each model it calls, which a config replaces with its own
-(`system_prompt`, `system_instruction`, the templates' settings). The module is on the ground floor so that
-every layer that calls a model can import it."""
+variables each may use) and each model's instructions, which a config replaces with its own. On the ground
+floor so that every layer that calls a model can import it."""
 
 from __future__ import annotations
 

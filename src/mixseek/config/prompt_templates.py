@@ -1,7 +1,6 @@
 """The Jinja2 environment, and loading + checking the three prompt templates. Templates render in Jinja2's
-sandbox with `trim_blocks`, `lstrip_blocks`, `StrictUndefined` and `keep_trailing_newline` (a template ending
-in a newline gives a prompt ending in one). Each is checked when loaded: syntax, and only the variables
-allowed for it. Values are data: `{{ 7*7 }}` in a value is printed as is."""
+sandbox with `StrictUndefined` and are checked when loaded: syntax, and only the variables allowed for each.
+Values are data: `{{ 7*7 }}` in a value is printed as is."""
 
 from __future__ import annotations
 

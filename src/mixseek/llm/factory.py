@@ -1,8 +1,6 @@
-"""`create_model`: the one place a model string becomes a pydantic-ai `Model`. Resolution order: an active
-`override_models` block, `test`, a registered prefix (`local:`), then a pydantic-ai provider (known, SDK
-installed, credentials present) built by `infer_model` to make one HTTP attempt per request (mixseek retries,
-see `retrying`) and redact echoed credentials (`redacting`). A `Model` object gets the same wrappers and goes
-by its `model_label`. Every failure is an `InputError` naming the model string and the role."""
+"""`create_model`: the one place a model string becomes a pydantic-ai `Model`: an active `override_models`
+block, `test`, a registered prefix (`local:`), then a pydantic-ai provider (known, SDK installed, credentials
+present). Every failure is an `InputError` naming the model string and the role."""
 
 from __future__ import annotations
 

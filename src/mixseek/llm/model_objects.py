@@ -1,7 +1,6 @@
-"""Models given as pydantic-ai `Model` objects in code, rather than as model strings. Where a string is needed
-(stored usage, rate limits, snapshots, messages), an object goes by a label made once per object and process,
-`openai:gpt-4o#1`: the `#n` keeps two objects of one model apart and never reads as a model string
-`create_model` would resolve."""
+"""Models given as pydantic-ai `Model` objects in code. Where a string is needed (stored usage, rate limits,
+snapshots, messages), an object goes by a label made once per object and process, `openai:gpt-4o#1`: the `#n`
+keeps two objects of one model apart and never reads as a model string."""
 
 from __future__ import annotations
 

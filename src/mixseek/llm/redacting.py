@@ -1,7 +1,6 @@
-"""Model answers without the credentials a provider echoed back. A provider or proxy echoing the
-`Authorization` header puts the API key into the answer; redacting every string of it on arrival keeps the key
-out of everything built from it, including spans and other providers' prompts. The store, logs and exporters
-redact again (`mixseek.redaction`)."""
+"""Model answers without the credentials a provider echoed back: a provider or proxy echoing the
+`Authorization` header puts the API key into the answer; redacting it on arrival keeps it out of everything
+built from it, including spans and other providers' prompts."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Registry of model-string prefixes handled by mixseek or by plugins rather than by pydantic-ai.
+"""Model-string prefixes handled by mixseek or by plugins rather than by pydantic-ai:
 `register_model_provider("acme", factory)` makes `create_model("acme:big")` return `factory("big")`, ahead of
-a pydantic-ai provider of that name and without a credential check; an optional `check` validates without
-building. Errors they raise get the model string and role prefixed."""
+a pydantic-ai provider of that name and without a credential check."""
 
 from __future__ import annotations
 

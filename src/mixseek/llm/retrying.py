@@ -1,7 +1,6 @@
-"""Retrying only the model call that failed, when the failure is worth retrying. Retrying one request (not a
-whole round) keeps every earlier step of a run. tenacity runs the attempts; mixseek decides what is transient
-(`is_transient`) and how long to wait (`WaitRetryAfter`). Provider SDKs' own retries are off
-(`SingleAttemptModel`), so every attempt passes the governor once."""
+"""Retrying only the model call that failed, when the failure is worth retrying: one request (not a whole
+round), so every earlier step of a run is kept. Provider SDKs' own retries are off (`SingleAttemptModel`), so
+every attempt passes the governor once."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The garbage collector's pace while executions run. pydantic-ai builds and drops a graph of objects per
-model request: at 64 teams the default pace (700 allocations) took a quarter of a 7 s run's CPU
-(`bench/orchestration.py`). Collecting the young every 10,000 allocations frees the same memory (the same peak
-RSS) in a quarter of the time."""
+"""The garbage collector's pace while executions run: at 64 teams the default pace (700 allocations) took a
+quarter of a 7 s run's CPU (`bench/orchestration.py`); collecting the young every 10,000 allocations frees the
+same memory in a quarter of the time."""
 
 from __future__ import annotations
 

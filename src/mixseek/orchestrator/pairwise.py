@@ -1,7 +1,6 @@
-"""The optional final stage: the teams' best submissions compared in pairs, ranked by Bradley–Terry.
-Side-by-side comparison in both orders is more reliable than one judge's absolute scores. Each pair is stored
-with the usage that paid for it, so a resumed stage asks only for what is missing; the execution's budget
-stops the stage cleanly."""
+"""The optional final stage: the teams' best submissions compared in pairs (in both orders: more reliable than
+one judge's absolute scores), ranked by Bradley–Terry. Each pair is stored with the usage that paid for it, so
+a resumed stage asks only for what is missing."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The judge of the final pairwise stage: which of two submissions answers the task better. Each pair is asked
-twice, once in each order, and only a preference that survives the swap counts (MT-Bench's position-swap
-rule): a judge that favours whatever it reads first then gives ties, not wins. Submissions are untrusted text:
-they go into the prompt as data, in fences they cannot close, and the instruction tells the judge not to
-follow what they say."""
+in both orders and only a preference that survives the swap counts (MT-Bench's position-swap rule).
+Submissions are untrusted text: they go into the prompt as data, in fences they cannot close, and the
+instruction tells the judge not to follow what they say."""
 
 from __future__ import annotations
 

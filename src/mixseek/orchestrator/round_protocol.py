@@ -1,8 +1,7 @@
 """The round protocol both engines step: which teams play each round, the round barrier, the budget checks and
 the stop decisions, as pure code without I/O, clocks or an event loop. `RoundProtocol.steps()` yields commands
-and is sent each one's result: a driver performs the commands (team rounds, judgments, store work) its own
-way, as one auth flow serves both of httpx's clients. The asyncio engine and the Temporal workflow are two
-such drivers, so they decide alike from the same results, and the workflow stays deterministic on replay."""
+and is sent each one's result; the asyncio engine and the Temporal workflow perform them their own way, so
+they decide alike from the same results, and the workflow stays deterministic on replay."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The steps of the round protocol that touch the store, done in the process that owns it. Both engines use
-these: the local engine for every command but `Play`'s team rounds; the Temporal engine in its store
-activities. So the budget check, the round barrier, the judgments and the usage report are one piece of code
-whichever engine schedules them."""
+"""The steps of the round protocol that touch the store, done in the process that owns it: the local engine's
+for every command but `Play`'s team rounds, the Temporal engine's in its store activities; so the budget
+check, the round barrier, the judgments and the usage report are one piece of code."""
 
 from __future__ import annotations
 

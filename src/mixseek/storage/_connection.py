@@ -1,8 +1,6 @@
-"""One DuckDB connection per store, opened on demand and closed after `idle_close_seconds` idle. Kept open
-through a burst (an open costs ~30 ms at 640k rows), closed between rounds so that other processes (`mixseek
-runs`, dashboards) can open the file. A file error drops the connection and is raised as a `StorageError`
-naming the file; `checkpoint=True` commits straight into the file, so a full disk fails the commit instead of
-a later checkpoint."""
+"""One DuckDB connection per store, opened on demand and closed after `idle_close_seconds` idle: kept open
+through a burst (an open costs ~30 ms at 640k rows), closed between rounds so that other processes can open
+the file. `checkpoint=True` commits straight into the file: a full disk fails the commit, not a later one."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The store's writes as kinds the write queue can batch (see `_write_queue`). n saves cost the eight
-statements of one save; n decisions one UPDATE; n round starts or failures one upsert. A result carries the
-usage rows that paid for it (`Paid`) into its transaction, so a process killed right after storing it has
-stored what it cost."""
+"""The store's writes as kinds the write queue can batch (see `_write_queue`): n saves cost the statements of
+one save, n decisions one UPDATE. A result carries the usage rows that paid for it (`Paid`) into its
+transaction, so a process killed right after storing it has stored what it cost."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""Read-write opens of a store file: attached to an in-memory DuckDB instance the process keeps.
-`duckdb.connect(file)` builds a whole instance per open (37 ms with the schema check, against 3 ms for an
-attach), and a writer reopens its file after every idle spell (`_connection`): at one team, a third of an
-execution's CPU. Detaching when the last user closes checkpoints the file and releases its lock as closing a
-connection did; stores of one file share its attachment, each through a cursor (its own transactions)."""
+"""Read-write opens of a store file, attached to an in-memory DuckDB instance the process keeps: a connect
+builds a whole instance (37 ms, against 3 ms for an attach), and a writer reopens its file after every idle
+spell. Detaching when the last user closes checkpoints the file and releases its lock as closing a connection
+did; stores of one file share its attachment, each through a cursor (its own transactions)."""
 
 from __future__ import annotations
 

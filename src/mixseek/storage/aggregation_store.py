@@ -1,7 +1,6 @@
-"""`AggregationStore`: executions, rounds and the leaderboard in one DuckDB file. Each method runs its DuckDB
-work in a worker thread (see `_connection`, `retry`, `_write_queue`); a store serves one event loop at a time.
-Rankings read `team_standings`, one row per team rewritten in the transaction of its leader_board rows: 1.4 ms
-where the direct aggregate took 8 ms p50 at 640k rows against a 5 ms budget (`bench/store.py`, "snapshot")."""
+"""`AggregationStore`: executions, rounds and the leaderboard in one DuckDB file, worked on in worker threads;
+a store serves one event loop at a time. Rankings read `team_standings`, one row per team rewritten with its
+leader_board rows: 1.4 ms where the direct aggregate took 8 ms at 640k rows (`bench/store.py`, "snapshot")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`Store`: what the rest of mixseek asks of a store, so a second backend is one new module. A backend keeps
-the contracts of `AggregationStore` (DuckDB): a round's rows and the usage that paid for them are written all
-or nothing, a ranking is one committed snapshot, and a `running` execution whose owner is gone reads as
+the contracts of `AggregationStore`: a round's rows and the usage that paid for them are written all or
+nothing, a ranking is one committed snapshot, and a `running` execution whose owner is gone is
 `interrupted`."""
 
 from __future__ import annotations

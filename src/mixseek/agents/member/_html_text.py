@@ -1,8 +1,7 @@
-"""HTML → what a reader sees, for the web-fetch tool (`html_to_text`): a block per line, `- item`/`1. item`
-(nested: indented), table cells joined by ` | `, `<pre>` verbatim, no scripts, styles or `<head>`; the title
-apart. On the standard tokenizer: on real pages the extraction libraries tried dropped headlines, lists or
-columns, padded tables, or were GPL or a 22 MB native module. `sniff_charset`: the encoding a document
-declares (BOM, `<meta>`, XML declaration), labels mapped as browsers do (w3lib)."""
+"""HTML → what a reader sees, for the web-fetch tool (`html_to_text`): a block per line, lists and table rows
+kept readable, no scripts, styles or `<head>`. On the standard tokenizer: the extraction libraries tried
+dropped headlines, lists or columns, or were GPL or a 22 MB native module. `sniff_charset`: a document's
+declared encoding."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Bounded, step-wise decoding of `Content-Encoding` for web-fetch: httpx decodes a chunk at once, so 2 KB of
 `gzip, gzip` can become gigabytes. Each layer yields at most `STEP` bytes per call and is fed only when the
-inner one used its input; one consuming over `input_budget` is refused. gzip, deflate, and br when `brotli`
-can bound its output; anything else is refused."""
+inner one used its input. gzip, deflate, and br when `brotli` can bound its output; anything else is
+refused."""
 
 from __future__ import annotations
 

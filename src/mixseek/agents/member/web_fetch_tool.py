@@ -1,8 +1,7 @@
 """`fetch_url`, the tool of `web-fetch` members: one GET (redirects followed by hand) under `WebFetchOptions`,
-readable text back, each failure a one-sentence `WebFetchError` for the model; `timeout_seconds` bounds the
-whole call. The body is decoded in bounded steps (`web_fetch_decode`) and cut at `max_bytes`. Every address of
-a hop's host must be public (IPv4-mapped, NAT64, 6to4, Teredo and integer forms too) and the request goes to
-the checked address (Host and SNI keep the name), so DNS rebinding fails; hence no proxies, no cookies."""
+readable text back, each failure a one-sentence `WebFetchError` for the model. Every address of a hop's host
+must be public (IPv4-mapped, NAT64, 6to4, Teredo and integer forms too) and the request goes to the checked
+address (Host and SNI keep the name), so DNS rebinding fails; hence no proxies, no cookies."""
 
 from __future__ import annotations
 

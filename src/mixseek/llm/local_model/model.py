@@ -1,9 +1,8 @@
 """`LlamaCppModel`: a pydantic-ai `Model` that runs a GGUF file in-process with llama.cpp. Each request
 becomes one chat prompt (`prompt.py`) and one generation constrained by a JSON grammar to the replies it
-allows (`plan.py`), so the reply always parses. What the grammar cannot express is checked afterwards
-(`range_policy`: retry through pydantic's validation, or clamp). Honoured settings: `max_tokens` (512),
-`temperature` (0.2), `top_p`, `top_k`, `seed`, `stop_sequences`, the penalties, `logit_bias`, `timeout`;
-`extra_body` may carry the llama.cpp options in `EXTRA_SAMPLING_OPTIONS`."""
+allows (`plan.py`), so the reply always parses; what the grammar cannot express is checked afterwards
+(`range_policy`: retry through pydantic's validation, or clamp). `extra_body` may carry
+`EXTRA_SAMPLING_OPTIONS`."""
 
 from __future__ import annotations
 

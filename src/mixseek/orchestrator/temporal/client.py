@@ -1,9 +1,7 @@
 """The `mixseek exec` side of the temporal engine: starts (or reattaches to) the workflow, serves its store
-queue (so this process stays the store's one writer) and the execution's governor. `TemporalOrchestrator` is
-the local `Orchestrator` with another driver of the round protocol; the store activities run the same
-`RoundSteps` and apply the writes workers recorded once, so an activity repeated after this process died
-stores nothing twice. A server that stops answering leaves the execution interrupted (`EngineLost`); a resume
-goes on with its workflow."""
+queue (so this process stays the store's one writer) and the execution's governor. The store activities apply
+the writes workers recorded once, so an activity repeated after this process died stores nothing twice. A
+server that stops answering leaves the execution interrupted (`EngineLost`)."""
 
 from __future__ import annotations
 

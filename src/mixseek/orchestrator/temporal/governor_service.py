@@ -1,7 +1,6 @@
-"""The execution's one governor, served to its workers by the `mixseek exec` process over WebSocket. Budgets
-and rate limits hold across workers only if one place counts. A worker sends `{"op": "admit", "id": N,
-"model": M}` before a request (answered `ok` or `refused`) and `{"op": "done", "id": N, "spent": usage |
-null}` after; a dropped connection frees its slots; a Bearer token authenticates."""
+"""The execution's one governor, served to its workers by the `mixseek exec` process over WebSocket: budgets
+and rate limits hold across workers only if one place counts. A worker asks `admit` before a request and says
+`done` after; a dropped connection frees its slots; a Bearer token authenticates."""
 
 from __future__ import annotations
 

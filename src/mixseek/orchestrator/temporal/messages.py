@@ -1,7 +1,6 @@
-"""What crosses Temporal between the workflow, the workers and the store's writer: plain data. Kept free of
-heavy imports: the workflow sandbox imports this module as it is. A worker has no database: it records a team
-round's store writes (`RecordingStore`) and the `mixseek exec` process owning the store applies them, so a
-worker killed mid-round stores nothing."""
+"""What crosses Temporal between the workflow, the workers and the store's writer: plain data, free of heavy
+imports (the workflow sandbox imports this module as it is). A worker records a team round's store writes
+(`RecordingStore`) for the `mixseek exec` process to apply, so a worker killed mid-round stores nothing."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """An execution as a Temporal workflow: the round protocol's other driver, as deterministic code. Team rounds
 run as activities on the team queue (any `mixseek worker`); store work and judgments as local activities of
-the `mixseek exec` process that owns the workspace and serves the execution's governor, whose address it
-signals. Progress comes from the store, so a new workflow for an interrupted execution resumes it as the local
-engine does."""
+the `mixseek exec` process that owns the workspace. Progress comes from the store, so a new workflow for an
+interrupted execution resumes it as the local engine does."""
 
 from __future__ import annotations
 
