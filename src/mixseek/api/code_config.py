@@ -70,8 +70,7 @@ def code_config(
     workspace: Workspace,
     pairwise: PairwiseSettings | None = None,
 ) -> ExecutionConfig:
-    """The configuration of an execution given in code (settings left out: `MIXSEEK_*`, then
-    defaults); a `ConfigError` for bad teams, `PromptTemplateError` for a bad template."""
+    """The configuration of an execution given in code (settings left out: `MIXSEEK_*`, then defaults)."""
     builder = _given("prompt_builder", prompt_builder or PromptBuilderSettings())
     compile_prompt_templates(builder)  # checked now, as a file is when it is loaded
     return ExecutionConfig(

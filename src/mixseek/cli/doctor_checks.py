@@ -116,8 +116,7 @@ def _local_models(config: ExecutionConfig | None) -> dict[str, str]:
 
 
 def _self_tests(local: dict[str, str]) -> Iterator[Check]:
-    """The self-test of each GGUF file the workspace runs, else of SmolLM2 if installed; a failure is a FAIL
-    when the workspace uses `local:` models, else a WARN."""
+    """Self-test each GGUF file the workspace runs (else SmolLM2): FAIL if it uses `local:`, else WARN."""
     if _version("llama-cpp-python") is None:
         return
     targets = {path: model for model, path in local.items() if path}

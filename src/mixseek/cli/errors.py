@@ -58,8 +58,7 @@ def report(message: str) -> None:
 
 
 def refuse_problems(problems: Sequence[ConfigError]) -> None:
-    """Each problem on its own line, then exit 2: a mistyped model or plugin stops a command
-    before anything starts."""
+    """Each problem on its own line, then exit 2, before anything starts."""
     for problem in problems:
         report(str(problem))
     if problems:

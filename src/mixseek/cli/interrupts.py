@@ -35,8 +35,7 @@ def say_on_interrupt(aftermath: str | Callable[[], str]) -> None:
 
 
 def announce_interrupt(line: str | None = None) -> None:
-    """Print the one line that tells what an interrupt left behind (`line`, or by default the one
-    `say_on_interrupt` set up); later calls print nothing."""
+    """Print the one line telling what an interrupt left behind (default: `say_on_interrupt`'s); once only."""
     global _announced
     if _announced:
         return
@@ -48,8 +47,7 @@ def announce_interrupt(line: str | None = None) -> None:
 
 
 def run_guarded(body: Callable[[], object]) -> NoReturn:
-    """Run `body` (which ends by raising SystemExit, as Typer apps do); a KeyboardInterrupt
-    anywhere, or an exit with code 130, becomes one line and exit code 130."""
+    """Run `body` (a Typer app); a KeyboardInterrupt, or exit 130, becomes one line and exit code 130."""
     try:
         body()
     except KeyboardInterrupt:

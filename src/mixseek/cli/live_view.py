@@ -62,8 +62,7 @@ class LiveView:
         teams: Sequence[str] = (),
         stored: ExecutionView | None = None,
     ) -> None:
-        """`teams` in the order to show them; `stored`, the store's view of an execution being
-        resumed, whose stored rounds fill their cells once the resume has begun."""
+        """`teams` in display order; `stored`, a resumed execution's stored view, fills its rounds' cells."""
         self.console = console
         self.max_rounds = max_rounds
         self.clock = clock
@@ -126,8 +125,7 @@ class LiveView:
                 pass
 
     def _fill_stored(self, now: float) -> None:
-        """The rounds the store holds of a resumed execution: they are not run again, so no
-        event will fill their cells (a round that was still running is, and starts afresh)."""
+        """The stored rounds of a resumed execution: not run again, so no event will fill their cells."""
         from mixseek.report.content import round_seconds, round_tokens
 
         for team in self.stored.teams if self.stored is not None else ():

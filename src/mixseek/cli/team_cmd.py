@@ -69,8 +69,7 @@ def _print_team(result: TeamRunResult, config: TeamConfig, usage: dict[str, RunU
 
 
 def _load_team(path: Path) -> TeamConfig:
-    """The team file, its workflow's functions checked first so that each missing one is a line
-    naming its file and key, as `config validate` names it."""
+    """The team file, each missing workflow function a line naming its file and key (as `config validate`)."""
     from mixseek.config.bundle import TeamEntry
     from mixseek.config.teams import load_team
     from mixseek.orchestrator.preflight import function_problems

@@ -38,8 +38,7 @@ def _texts(value: object) -> Iterator[str]:
 
 
 def _shown_name(name: str) -> str:
-    """The parameter as the command line names it: `--workspace`, `PROMPT`, or `$VARIABLE` when
-    its value came from the environment."""
+    """The parameter as the command line names it: `--workspace`, `PROMPT`, or `$VARIABLE` if from the env."""
     ctx = get_current_context(silent=True)
     if ctx is None:
         return name

@@ -47,8 +47,7 @@ class TeamEntry:
         return self.path, f"{self.workflow_key}.steps[{step}].executors[{executor}].{key}"
 
     def agents(self) -> Iterator[TeamAgent]:
-        """Every agent a member is built for: the leader's members, or the workflow's agent executors,
-        so each check of a member (model, plugin class, options, sandbox) covers executors too."""
+        """Every agent a member is built for (the leader's members or workflow agent executors)."""
         team_id = self.config.team_id
         for i, member in enumerate(self.config.members):
             yield TeamAgent(self, member, f"member '{member.agent_name}' of team '{team_id}'", None, i)
@@ -153,8 +152,7 @@ class ExecutionConfig:
             yield site.model, site.role
 
     def model_sites(self) -> Iterator[ModelSite]:
-        """Every call site whose model is named by a string, with the file and key that chose it,
-        for one-line errors. (A model object given in code names nothing to check.)"""
+        """Every call site whose model is named by a string, with the file and key that chose it."""
         for model, role, source, key in self._all_model_sites():
             if isinstance(model, str):
                 yield ModelSite(model, role, source, key)
@@ -189,8 +187,7 @@ class ExecutionConfig:
             yield from entry.function_sites()
 
     def class_path_sites(self) -> Iterator[ClassPathSite]:
-        """Every custom member (or agent executor) and metric class, resolved as the orchestrator
-        resolves it."""
+        """Every custom member (or agent executor) and metric class, resolved as the orchestrator does."""
         for entry in self.teams:
             for agent in entry.agents():
                 class_path = agent.config.class_path

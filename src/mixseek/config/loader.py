@@ -58,8 +58,7 @@ def decode_utf8(data: bytes, source: Path | str) -> str:
 
 
 def read_toml(path: Path, *, required: bool = True) -> dict[str, Any]:
-    """Parse one TOML file; a missing optional file reads as empty, one nested too deeply is refused
-    (`config.nesting`)."""
+    """Parse one TOML file; a missing optional file reads as empty, one nested too deeply is refused."""
     if not path.exists():
         if required:
             raise ConfigError(path, None, "file not found")
@@ -98,8 +97,7 @@ def relative_path(base_file: Path, ref: str) -> Path:
 
 
 def env_values(model: type[BaseModel]) -> dict[str, Any]:
-    """The values the environment supplies for a settings model (tables and lists as JSON). Invalid JSON where
-    a table or list is expected is a ConfigError naming the variable."""
+    """The values the environment supplies for a settings model (tables and lists as JSON)."""
     if not issubclass(model, MixseekSettings) or not _reads_environment(model):
         return {}
     from pydantic_settings import EnvSettingsSource, SettingsError
@@ -117,8 +115,7 @@ def env_values(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _reads_environment(model: type[MixseekSettings]) -> bool:
-    """Whether a variable that `model` reads is set (names compared without case, as
-    pydantic-settings compares them)."""
+    """Whether a variable `model` reads is set (names compared without case, as pydantic-settings does)."""
     if not model.env_prefix:
         return False
     wanted = {env_var_name(model, name).lower() for name in model.model_fields}

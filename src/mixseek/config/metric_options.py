@@ -34,8 +34,7 @@ MODEL_KEYS = (
 
 
 def check_patterns(patterns: list[Any] | None) -> list[Any] | None:
-    """Every pattern (a string, or a labelled rule's `pattern`) must compile as a Python regular
-    expression (checked once, at load)."""
+    """Every pattern (a string, or a labelled rule's `pattern`) must compile as a Python regex, at load."""
     for entry in patterns or []:
         pattern = entry if isinstance(entry, str) else entry.pattern
         try:

@@ -56,8 +56,7 @@ def check_language(language: str) -> SampleLanguage:
 
 
 def render_sample(resource: str, model: str, language: SampleLanguage = "ja") -> str:
-    """A packaged sample with its model and generation date filled in (Japanese samples are the
-    package's `samples/`, the English ones `samples/en/`)."""
+    """A packaged sample, its model and date filled in (Japanese: `samples/`, English: `samples/en/`)."""
     folder = resources.files("mixseek.config").joinpath("samples")
     if language != "ja":
         folder = folder.joinpath(language)
@@ -79,8 +78,7 @@ def _refuse_overwrite(paths: list[Path]) -> None:
 def write_workspace(
     root: Path, model: str, *, force: bool = False, language: SampleLanguage = "ja"
 ) -> list[Path]:
-    """Create the workspace layout, every sample config and the sample task (`prompt.txt`), in
-    `language`; refuse to overwrite unless forced."""
+    """Create the workspace, its sample configs and `prompt.txt` in `language`; overwrite only if forced."""
     language = check_language(language)
     workspace = Workspace(root)
     targets = {resource: workspace.configs / resource for resource in WORKSPACE_FILES}

@@ -65,8 +65,7 @@ class MemberOrigin:
     member_file: Path | None = None  # the file its `config = "path"` names
 
     def key(self, key: str) -> tuple[Path, str]:
-        """The file and dotted key that set `key`: the team file, or the member file it names
-        (an inline key overrides the referenced file's)."""
+        """The file and dotted key that set `key`: the team file, or the member file it names."""
         if key in self.inline_keys or self.member_file is None:
             return self.team_file, f"team.members[{self.index}].{key}"
         return self.member_file, f"member.{key}"

@@ -18,8 +18,7 @@ _SUGGESTABLE = frozenset({*CREDENTIAL_RULES, *PROVIDER_ALIASES, "bedrock", "goog
 
 
 def install_command(error: ImportError) -> str:
-    """The pip command that installs a provider's missing SDK: pydantic-ai-slim's extra, not mixseek's
-    (`mixseek[openai]` fails for someone who installed mixseek from a clone)."""
+    """The pip command installing a provider's SDK: pydantic-ai-slim's extra (a clone has no mixseek's)."""
     match = _SLIM_GROUP_RE.search(str(error))
     return f"pip install 'pydantic-ai-slim[{match.group(1)}]'" if match else "install the provider's SDK"
 

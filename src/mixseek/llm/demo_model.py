@@ -19,8 +19,7 @@ _MODEL_KEYS = frozenset({"model", "models"})
 
 
 def mentions_demo_model(config: Any) -> bool:
-    """Whether a configuration (a config snapshot, or any JSON-like value) gives some role the demo
-    model: a `model` value, or one of a `models` list, that is `local:smollm2`."""
+    """Whether a config (or any JSON-like value) gives some role `local:smollm2` (`model`, `models`)."""
     if isinstance(config, dict):
         for key, value in config.items():
             if key in _MODEL_KEYS and _names_demo(value):

@@ -127,8 +127,7 @@ class UsageLedger:
     _by_team_round: dict[tuple[str | None, int | None], list[LedgerEntry]] = field(default_factory=dict)
 
     def preload(self, usage: RunUsage) -> None:
-        """Usage spent outside this ledger's records counts towards budgets: by an interrupted
-        earlier process of this execution, or (in the governor service) by a worker that stores it."""
+        """Usage spent outside this ledger (an earlier process's, a worker's) counts towards budgets."""
         self.total.incr(usage)
 
     def take_unsaved(self, scope: CallScope | None = None) -> list[LedgerEntry]:
@@ -146,8 +145,7 @@ class UsageLedger:
         return [entry.as_row() for entry in self.take_unsaved(scope)]
 
     def forget(self, scope: CallScope) -> None:
-        """Drop one team round's entries: an attempt abandoned to be redone from the start (a
-        Temporal activity) leaves no rows and no per-round usage behind. The total keeps them."""
+        """Drop one team round's entries (an attempt redone from the start); the total keeps them."""
         key = (scope.team_id, scope.round_number)
         self.take_unsaved(scope)
         self.entries = [e for e in self.entries if (e.team_id, e.round_number) != key]

@@ -42,8 +42,7 @@ def _require_llama_cpp(name: str) -> None:
 
 
 def _find_llama_cpp(name: str) -> None:
-    """`_require_llama_cpp` for a check: finds the package without importing it (it loads numpy
-    and llama.cpp's library, 0.15 s, which `config validate` of a sample workspace would pay)."""
+    """`_require_llama_cpp` for a check: finds the package without importing it (0.15 s)."""
     if "llama_cpp" in sys.modules:
         found = sys.modules["llama_cpp"] is not None
     else:

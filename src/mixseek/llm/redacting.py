@@ -15,8 +15,7 @@ from mixseek.redaction import Redactor
 
 
 def redact_response(response: ModelResponse, redactor: Redactor) -> ModelResponse:
-    """`response` with every known credential value replaced in each of its strings (the same
-    object when there was none)."""
+    """`response` with every known credential value replaced (the same object when there was none)."""
     return cast(ModelResponse, redactor.value(response))
 
 

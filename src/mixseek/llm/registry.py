@@ -42,8 +42,7 @@ def _validate_prefix(prefix: str) -> None:
 def register_model_provider(
     prefix: str, factory: ModelFactory, *, check: ModelCheck | None = None, replace: bool = False
 ) -> None:
-    """Route `create_model("<prefix>:<rest>")` to `factory("<rest>")`. Raises `ValueError` if `prefix` is
-    already registered, unless `replace=True`."""
+    """Route `create_model("<prefix>:<rest>")` to `factory("<rest>")`; a taken prefix needs `replace`."""
     _validate_prefix(prefix)
     with _lock:
         if prefix in _providers and not replace:

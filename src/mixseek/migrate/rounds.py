@@ -167,8 +167,7 @@ class RoundReader:
     def round(
         self, eid: str, board: Row, history: Row | None, status: Row | None, team_exit: str | None
     ) -> tuple[RoundRecord, list[ModelCallUsage], bool] | None:
-        """One scored round (None, reported, if it cannot be stored); `team_exit` is the team's exit
-        reason ("" for none) when this is its last round."""
+        """One scored round (None, reported, if it cannot be stored); `team_exit`: the team's exit reason."""
         team_id, number = board["team_id"], int(board["round_number"])
         team_name = board.get("team_name") or team_id
         status = status or {}

@@ -32,8 +32,7 @@ class MigrationResult:
 
 
 def render(file: OutputFile, source_root: Path) -> str:
-    """The TOML text of a new file, headed by where it came from: a comment line whatever the
-    source's name holds (a line break in it would start TOML of its own)."""
+    """A new file's TOML text, headed by a one-line comment naming its source, whatever its name holds."""
     origin = file.source if file.source.startswith("mixseek-core") else f"{source_root}/{file.source}"
     header = f"# Converted by `mixseek migrate` from {escaped(origin)}\n\n"
     return header + tomli_w.dumps(file.data, multiline_strings=True)
@@ -49,8 +48,7 @@ def _refuse_overwrite(dest: Workspace, plan: ConfigPlan) -> None:
 
 
 def _check_execution_ids(db: Path, history: LegacyHistory) -> None:
-    """Every execution to import has an id `mixseek exec --execution-id` would take: the id names
-    its log file, its dashboard URL and the commands printed for it."""
+    """Every execution to import has an id `exec --execution-id` would take (it names files and URLs)."""
     for execution in history.executions:
         if not is_valid_execution_id(execution.execution_id):
             raise InputError(

@@ -18,8 +18,7 @@ _saved: tuple[int, int, int] | None = None
 
 @contextmanager
 def fewer_collections() -> Iterator[None]:
-    """Collect the youngest generation every `YOUNG_THRESHOLD` allocations while any block runs;
-    the last one to end puts back what the first one found."""
+    """Collect the youngest generation every `YOUNG_THRESHOLD` allocations while any block runs."""
     global _running, _saved
     with _lock:
         if _running == 0:

@@ -80,8 +80,7 @@ class RoundSteps:
         return self.boards[up_to_round]
 
     async def judge(self, round_number: int, teams: Sequence[str], concurrency: int) -> dict[str, Verdict]:
-        """Each team's decision, made and stored as `concurrency` allows; every judgment ends before
-        the reply, also when the budget stopped one."""
+        """Each team's decision, made and stored as `concurrency` allows; all end before the reply."""
         verdicts = await run_bounded([partial(self._judge, t, round_number) for t in teams], concurrency)
         return dict(zip(teams, verdicts, strict=True))
 

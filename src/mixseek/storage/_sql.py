@@ -38,8 +38,7 @@ def insert(table: str, columns: str, rows: int) -> str:
 
 
 def upsert_round_status(rows: int) -> str:
-    """Start or fail rounds; per round (execution_id, team_id, round_number, status, started_at,
-    ended_at, error_message). A missing start time keeps the stored one."""
+    """Start or fail rounds, one row each; a missing start time keeps the stored one."""
     return f"""
 INSERT INTO round_status (execution_id, team_id, round_number, status, started_at, ended_at, error_message)
 VALUES {values(rows, 7)}
@@ -55,8 +54,7 @@ _JUDGMENT_ROW = "(?, ?, ?, CAST(? AS BOOLEAN), CAST(? AS TEXT), CAST(? AS DOUBLE
 
 
 def update_judgments(rows: int) -> str:
-    """Store decisions; per round (execution_id, team_id, round_number, should_continue, reasoning,
-    confidence, exit_reason). Returns the key of every round it found."""
+    """Store decisions, one row each; returns the key of every round it found."""
     return f"""
 UPDATE round_status
 SET should_continue = v.should_continue, judgment_reasoning = v.reasoning,

@@ -83,8 +83,7 @@ def attach(path: Path) -> duckdb.DuckDBPyConnection:
 
 
 def detach(conn: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Close a connection `attach` gave; the last one detaches the file (or, if that fails, closes
-    the instance and the file with it, so the next open starts afresh)."""
+    """Close a connection `attach` gave; the last detaches the file (failing that, closes the instance)."""
     with contextlib.suppress(duckdb.Error):
         conn.close()  # rolls back what it left open
     key = _key(path)

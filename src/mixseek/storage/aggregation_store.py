@@ -237,8 +237,7 @@ class AggregationStore:
         return await self._writes.submit(kind, payload)
 
     async def _run(self, work: Callable[[Conn], T], *, write: bool, checkpoint: bool = False) -> T:
-        """Run `work` in a worker thread (writes in one transaction, committed through a
-        checkpoint if asked: see `_connection`), retrying while another process holds the file."""
+        """Run `work` in a worker thread, retrying while another process holds the file."""
         return await run_retrying_async(
             self._retry,
             str(self.db_path),
@@ -311,8 +310,7 @@ class AggregationStore:
     # -- model calls ----------------------------------------------------------
 
     async def record_model_calls(self, execution_id: str, calls: Sequence[Mapping[str, Any]]) -> None:
-        """Append the usage of model requests that paid for no stored result (those that did go
-        with its write: the `model_calls` of `save_round`, `update_judgment`, `mark_round_failed`)."""
+        """Append the usage of requests that paid for no stored result (the others go with its write)."""
         rows = _call_rows(execution_id, calls)
         if rows:
             await self._write(MODEL_CALLS, rows)

@@ -26,8 +26,7 @@ TeamStatus = Literal["completed", "failed", "stopped", "running", "interrupted",
 
 
 def stop_words(status: str, stop_reason: str | None, stop_detail: str | None) -> str | None:
-    """Why an execution stopped, without repeating its status: `finished`, `budget: DETAIL`,
-    `after round 2`; None when nothing more is known."""
+    """Why an execution stopped, not its status (`finished`, `budget: DETAIL`, `after round 2`), else None."""
     if stop_reason is None:
         return None
     if stop_reason == status:

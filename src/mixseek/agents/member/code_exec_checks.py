@@ -9,8 +9,7 @@ from mixseek.errors import ConfigError
 
 
 def sandbox_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """code-exec members (and agent executors) that require bubblewrap where it cannot run, one error
-    each (no model call)."""
+    """One error per code-exec member (or agent executor) that requires bubblewrap where it cannot run."""
     problems: list[ConfigError] = []
     for entry in config.teams:
         for agent in entry.agents():

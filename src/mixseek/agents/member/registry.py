@@ -56,8 +56,7 @@ def unregister_member_type(name: str) -> None:
 
 
 def member_class(config: MemberAgentConfig, *, base_dir: Path | None = None) -> type[MemberAgent]:
-    """The class a member config names, checked to be a `MemberAgent`. Imports the agent code (and
-    pydantic-ai) only here, so that checking built-in types imports none."""
+    """The class a member config names, checked to be a `MemberAgent` (agent code is imported only here)."""
     from mixseek.agents.member.base import MemberAgent
 
     if config.agent_type == CUSTOM_MEMBER_TYPE:
@@ -76,8 +75,7 @@ def create_member(
 
 
 def member_problems(config: ExecutionConfig) -> list[ConfigError]:
-    """Plugin and custom member classes that are no `MemberAgent` or whose `options_model` refuses the
-    options, one error each with file and key; unloadable class paths are the class-path check's."""
+    """Plugin and custom member classes that are no `MemberAgent` or refuse their options, one error each."""
     problems: list[ConfigError] = []
     for entry in config.teams:
         for agent in entry.agents():

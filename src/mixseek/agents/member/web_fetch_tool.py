@@ -588,8 +588,7 @@ async def fetch_url(
     transport: httpx.AsyncBaseTransport | None = None,
     resolve: Resolver | None = None,
 ) -> FetchResult:
-    """Fetch `url` (http/https only) and return its readable text; every failure is a `WebFetchError`.
-    `transport` and `resolve` replace httpx's transport and the DNS lookup (for tests)."""
+    """`url`'s readable text (http/https only), or a `WebFetchError`; `transport`, `resolve`: for tests."""
     try:
         async with asyncio.timeout(options.timeout_seconds):
             return await _fetch(url, options, transport, resolve or _getaddrinfo_resolve)

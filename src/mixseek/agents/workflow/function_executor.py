@@ -68,8 +68,7 @@ async def in_daemon_thread(function: Callable[..., Any], *args: Any, name: str) 
 
 
 class FunctionExecutor:
-    """Calls its function once per run under its timeout: an async one in the event loop, a sync
-    one in a thread of its own (`in_daemon_thread`)."""
+    """Calls its function once per run under its timeout (a sync one in a thread of its own)."""
 
     def __init__(self, config: FunctionExecutorConfig, *, base_dir: Path | None = None) -> None:
         self.config = config
@@ -93,8 +92,7 @@ class FunctionExecutor:
         return value
 
     async def run(self, document: dict[str, Any], *, step_id: str) -> MemberSubmission:
-        """One call, recorded as a member submission; a failure is recorded, not raised (but a usage
-        limit hit by models the function calls is: it is the budget's)."""
+        """One call, recorded as a member submission; a failure is recorded, not raised (a usage limit is)."""
         timeout = self.config.timeout_seconds
         started = time.perf_counter()
         content: str | None = None

@@ -34,8 +34,7 @@ def _failures(results: Sequence[MemberSubmission]) -> str:
 
 
 class WorkflowTeam:
-    """A configured workflow team, ready to run rounds; each executor run is recorded as a member
-    submission (with its step id), so a round is stored and shown as a leader team's."""
+    """A configured workflow team; each executor run is recorded as a member submission, as a leader's."""
 
     def __init__(
         self,

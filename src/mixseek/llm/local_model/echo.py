@@ -151,8 +151,7 @@ def _clean_value(value: Any, protected: Sequence[str]) -> tuple[Any, int]:
 
 
 def _end_last_string(value: Any) -> Any:
-    """`value` with its last string (in JSON order), the one generation was writing when cut,
-    ended at a boundary."""
+    """`value` with its last string (in JSON order), the one cut by generation, ended at a boundary."""
     if isinstance(value, str):
         return end_at_boundary(value) if value else value
     if isinstance(value, dict) and value:

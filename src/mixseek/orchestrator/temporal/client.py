@@ -60,8 +60,7 @@ WORKFLOW_RUNNER = UnsandboxedWorkflowRunner()
 
 
 async def connect(address: str) -> Client:
-    """A client for `address`, probed over TCP first: after a failed connect the SDK's runtime can
-    abort the interpreter at exit instead of letting it report the error."""
+    """A client for `address`, probed over TCP first: a failed connect can abort the interpreter at exit."""
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         raise InputError(f"--temporal-address: {address!r}: expected HOST:PORT")

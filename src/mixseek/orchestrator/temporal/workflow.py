@@ -86,8 +86,7 @@ T = TypeVar("T")
 
 
 class Handover(RuntimeFailure):
-    """This run's history is full: a new run goes on from the next round (continue-as-new); caught
-    by the workflow itself, never seen by a user."""
+    """This run's history is full: a new run goes on from the next round (continue-as-new)."""
 
 
 @workflow.defn(name=WORKFLOW_NAME)
@@ -192,8 +191,7 @@ class ExecutionWorkflow:
         return await drive(protocol.steps(), self._perform)
 
     async def _perform(self, command: Command) -> Any:
-        """One command of the round protocol: store work and judgments as local activities, team
-        rounds as activities on the team queue."""
+        """One protocol command: store work and judgments as local activities, team rounds on the queue."""
         match command:
             case Enter(round_number=r):
                 if r > self.p.from_round and self._history_full():
@@ -282,8 +280,7 @@ class ExecutionWorkflow:
 
     @property
     def _work_limit(self) -> timedelta:
-        """How long a team round or a judgment may take: the round controller enforces the team
-        timeout; this only catches work that is lost."""
+        """How long a team round or judgment may take: only lost work hits it (the controller times teams)."""
         per_team = self.p.team_round_timeout_seconds
         return timedelta(seconds=per_team + 300) if per_team else timedelta(days=1)
 
