@@ -10,10 +10,9 @@ T = TypeVar("T")
 
 
 async def run_bounded(jobs: Sequence[Callable[[], Awaitable[T]]], slots: asyncio.Semaphore | int) -> list[T]:
-    """Every job started at once, each running while it holds one of `slots` (a shared semaphore,
-    or how many may run at once); the results in the order of `jobs`. Jobs record their own
-    failures; one that raises anyway (a usage limit hit, a cancellation) cancels the others and is
-    raised as itself, not inside an exception group, so callers catch it as from a single call."""
+    """Every job started at once, each while holding one of `slots` (a shared semaphore or a count); results
+    in `jobs` order. Jobs record their own failures; one that raises anyway cancels the others and is raised
+    as itself, not in an exception group."""
     if isinstance(slots, int):
         slots = asyncio.Semaphore(slots)
 

@@ -69,9 +69,8 @@ def _convert(name: str, where: tuple[str, str]) -> Command:
 
 
 def _interruptible(command: Command, *, runs_executions: bool) -> Command:
-    """`command` (and a group's commands) lifting the loading guard as it begins: a Ctrl-C while
-    `mixseek` loads and reads its arguments ends it at once; from the command's first statement it
-    raises KeyboardInterrupt there, for the command to clean up (`cli.loading_guard`)."""
+    """`command` (and a group's commands) lifting the loading guard as it begins: from its first statement a
+    Ctrl-C raises KeyboardInterrupt there, for the command to clean up."""
     callback = command.callback
     if callback is not None:
 
@@ -89,9 +88,8 @@ def _interruptible(command: Command, *, runs_executions: bool) -> Command:
 
 
 def _tidy_help(command: Command, *, subcommands: bool = True) -> Command:
-    """`command` (and a group's commands) with help that reads right at any width. A flag gets no metavar
-    (Typer shows `--force <bool>`), and a group's list shows a docstring's first paragraph as one line to wrap
-    (Typer kept its ragged line breaks)."""
+    """`command` (and a group's commands) with help that reads right at any width: no metavar on a flag, a
+    group's list showing a docstring's first paragraph as one line."""
     help_option = command.get_help_option(ClickContext(command))  # made once, then kept
     for param in [*command.params, help_option]:
         if isinstance(param, TyperOption) and param.is_bool_flag:

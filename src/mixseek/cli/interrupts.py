@@ -28,8 +28,7 @@ def ignore_interrupts() -> None:
 
 
 def say_on_interrupt(aftermath: str | Callable[[], str]) -> None:
-    """From now on, for the rest of the process, an interrupt that nothing announced is told by `aftermath` (a
-    function is asked when the interrupt comes: what the command leaves behind at that moment)."""
+    """From now on, an interrupt nothing announced is told by `aftermath`, asked when the interrupt comes."""
     global _aftermath
     _aftermath = aftermath
 
@@ -68,9 +67,8 @@ def run_guarded(body: Callable[[], object]) -> NoReturn:
 
 
 def forget_handled_interrupts() -> None:
-    """Keep a handled Ctrl-C from killing the process at exit. CPython remembers a KeyboardInterrupt leaving
-    code run from a string (as `dataclasses` defines methods) and kills the process with SIGINT at exit even
-    if it was caught; running a string clears it."""
+    """Keep a handled Ctrl-C from killing the process at exit: CPython remembers one leaving code run from a
+    string (as `dataclasses` defines methods), and running a string clears it."""
     exec("")
 
 

@@ -42,8 +42,7 @@ def install() -> None:
 
 
 def lift() -> None:
-    """A command begins: from now on Ctrl-C raises `KeyboardInterrupt` (Python's own handler,
-    which `asyncio.run` recognises and turns into a cancellation of its task). Only the guard is
-    replaced: a process that never installed it (a test's, a library user's) keeps its handler."""
+    """A command begins: from now on Ctrl-C raises `KeyboardInterrupt`, which `asyncio.run` turns into a
+    cancellation. A process that never installed the guard (a test's, a library's) keeps its handler."""
     if _signal.getsignal(_signal.SIGINT) is _leave:
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)

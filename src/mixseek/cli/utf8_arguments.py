@@ -18,8 +18,7 @@ SECRETS = frozenset({"token"})
 
 
 def refuse_undecodable(arguments: Mapping[str, object]) -> None:
-    """Raise an InputError naming the first of `arguments` (a command's, by parameter name) that
-    is not UTF-8 text, as the user wrote it: `PROMPT`, `--reference` or the environment variable."""
+    """An InputError naming the first of `arguments` that is not UTF-8 (by the name the user wrote)."""
     for name, value in arguments.items():
         for text in _texts(value):
             reason = not_utf8(text)

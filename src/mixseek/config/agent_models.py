@@ -158,9 +158,8 @@ class MemberAgentConfig(BaseModel):
     def member_options(
         self, options_model: type[BaseModel] | None, *, source: str, key: str = "options"
     ) -> BaseModel | None:
-        """The validated options the member's class receives (built-in types: their own table). A custom
-        class's are validated here against its `options_model`; a bad value is a ConfigError naming `source`
-        and `key`."""
+        """The validated options the member's class receives (built-in types: their own table; a custom
+        class's: its `options_model`); a bad value is a ConfigError naming `source` and `key`."""
         if self.agent_type in BUILTIN_OPTION_TABLES:
             table = BUILTIN_OPTION_TABLES[self.agent_type]
             options: BaseModel | None = getattr(self, table) if table else None

@@ -132,8 +132,7 @@ def _settings_site(
 
 @dataclass
 class ExecutionConfig:
-    """The orchestrator, its teams, the evaluator, judgment and prompt builder settings. Each file is read
-    once, here; the execution takes its settings from this object, not the files."""
+    """Every settings file of an execution, each read once, here: the execution reads this, not the files."""
 
     workspace: Workspace
     orchestrator: Loaded[OrchestratorSettings]

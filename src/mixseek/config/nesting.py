@@ -11,8 +11,7 @@ TOO_DEEP = f"nested too deeply (more than {MAX_DEPTH} levels of tables and array
 
 
 def too_deep(data: Any) -> bool:
-    """Whether tables (dicts) and arrays (lists) in `data` nest more than `MAX_DEPTH` levels below it. Walked
-    with a stack, not by recursion, so that any depth is measured."""
+    """Whether tables and arrays in `data` nest over `MAX_DEPTH` levels (walked with a stack: any depth)."""
     stack: list[tuple[Any, int]] = [(data, 0)]
     while stack:
         value, depth = stack.pop()

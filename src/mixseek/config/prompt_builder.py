@@ -53,8 +53,7 @@ class PromptBuilderSettings(MixseekSettings):
 
 
 def load_prompt_builder_settings(workspace: Path | Workspace) -> Loaded[PromptBuilderSettings]:
-    """Read `[prompt_builder]` of `<workspace>/configs/prompt_builder.toml` (optional file). Only values are
-    checked here; `compile_prompt_templates` checks the template text. Problems are a `ConfigError` naming the
-    file (or env var) and key."""
+    """Read `[prompt_builder]` of `configs/prompt_builder.toml` (optional). Only values are checked here
+    (`compile_prompt_templates` checks the text); problems are a `ConfigError` naming file and key."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(Path(workspace))
     return load_section(PromptBuilderSettings, ws.prompt_builder_file, SECTION, required=False)

@@ -139,9 +139,8 @@ class PromptTemplate:
 
 @functools.lru_cache(maxsize=64)
 def compile_prompt_template(name: str, text: str, source: str = "default") -> PromptTemplate:
-    """Check and compile the template `name` from `text` (cached by name, text and source). Raises
-    `PromptTemplateError` (syntax, a variable not allowed, include-like tags) or `ValueError` for an unknown
-    `name`."""
+    """Check and compile the template `name` from `text` (cached by name, text and source); a
+    `PromptTemplateError` for syntax, a variable not allowed or include-like tags."""
     if name not in TEMPLATE_VARIABLES:
         expected = ", ".join(TEMPLATE_VARIABLES)
         raise ValueError(f"unknown prompt template {name!r} (expected one of: {expected})")

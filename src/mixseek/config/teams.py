@@ -56,8 +56,7 @@ def _resolve_member(entry: dict[str, Any], index: int, team_file: Path) -> dict[
 
 @dataclass(frozen=True)
 class MemberOrigin:
-    """Where the keys of one loaded member were written, kept from loading for error messages
-    (so they never need the files read again)."""
+    """Where the keys of one loaded member were written, kept for error messages (no file is read again)."""
 
     team_file: Path
     index: int

@@ -18,8 +18,7 @@ INVALID_TZ_MESSAGE: Final = (
 
 
 def timezone_from_env() -> tzinfo:
-    """The time zone named by $TZ: unset or empty (as POSIX does) → UTC; a leading ":" is accepted. Anything
-    that is not an IANA zone name raises `ValueError`."""
+    """The zone named by $TZ (unset or empty: UTC; a leading ":" accepted), else `ValueError`."""
     value = os.environ.get(TZ_ENV_VAR)
     if value is None or value == "":
         return UTC

@@ -33,9 +33,8 @@ def check_credentials(model: str | Model, *, role: str) -> None:
 
 
 def required_env_var(model: str | Model) -> str | None:
-    """The environment variable holding the credential `model` needs, set or not. None for model objects,
-    `test`, overridden strings, registered prefixes, providers with other credentials (AWS profiles, Google
-    ADC) and invalid strings (`check_credentials` reports those)."""
+    """The environment variable holding the credential `model` needs, set or not; None where none applies
+    (model objects, `test`, overrides, registered prefixes, AWS or Google ADC, invalid strings)."""
     if not isinstance(model, str) or model == TEST_MODEL or has_override(model):
         return None
     try:

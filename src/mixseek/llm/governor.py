@@ -68,9 +68,8 @@ class BudgetExceeded(UsageLimitExceeded, RuntimeFailure):
 
 
 class GovernorUnreachable(UsageLimitExceeded, RuntimeFailure):
-    """The execution's governor could not be asked, so no request may be made. A `UsageLimitExceeded`, so
-    every layer that lets budget refusals through lets this through too; the Temporal worker fails the
-    activity for a retry."""
+    """The execution's governor could not be asked, so no request may be made: a `UsageLimitExceeded`, which
+    every layer lets through as a budget refusal; the Temporal worker retries the activity."""
 
     def __init__(self, message: str) -> None:
         self.summary = message
@@ -116,9 +115,8 @@ class LedgerEntry:
 
 @dataclass
 class UsageLedger:
-    """Usage of every successful model request, attributed to team, round and call site. Each entry is handed
-    to the store once: with the write of the result it paid for (`take_unsaved(scope)`), or by a final flush
-    (`take_unsaved()`)."""
+    """Usage of every successful model request by team, round and call site, handed to the store once: with
+    the result it paid for (`take_unsaved(scope)`), or by a final flush."""
 
     entries: list[LedgerEntry] = field(default_factory=list)
     total: RunUsage = field(default_factory=RunUsage)  # includes what `preload` brought in
@@ -203,9 +201,8 @@ class UsageLedger:
 
 
 class RateLimiter:
-    """At most `max_concurrent` requests in flight, and at most `per_minute` started in any 60 s window.
-    aiolimiter's bucket holds one request draining in 60/`per_minute` s, so requests start evenly spaced in
-    order: a bucket as big as the limit would allow up to 2 x `per_minute` - 1 in one minute."""
+    """At most `max_concurrent` requests in flight, and `per_minute` started in any 60 s window: aiolimiter's
+    bucket holds one request, so they start evenly spaced (a full-size bucket would allow twice as many)."""
 
     def __init__(self, max_concurrent: int, per_minute: int | None, *, window_seconds: float = 60.0) -> None:
         self._slots = asyncio.Semaphore(max_concurrent)
@@ -229,9 +226,8 @@ class Ticket:
 
 
 class Authority(Protocol):
-    """Who admits each request of an execution: this process's governor, or a shared service.
-    `admission(model_string)` checks the budget, waits for a rate-limit slot and checks again; the slot is
-    held until the block ends, and the ticket's `spent` then counts towards the budget."""
+    """Who admits each request of an execution (this process's governor, or a shared service): `admission`
+    checks the budget, holds a rate-limit slot for the block, and counts the ticket's `spent`."""
 
     def admission(self, model_string: str) -> AbstractAsyncContextManager[Ticket]: ...
 

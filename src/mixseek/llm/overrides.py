@@ -36,9 +36,8 @@ def _layer(models: ModelOverride) -> _Layer:
 
 @contextmanager
 def override_models(models: ModelOverride) -> Iterator[None]:
-    """Make `create_model` return the given models for the given strings inside the block. `models` maps exact
-    strings to models, or is a callable returning a model or None (fall through). Overridden strings skip the
-    credential check."""
+    """Make `create_model` return the given models inside the block: `models` maps exact strings to models, or
+    returns a model or None (fall through); no credential check for them."""
     layer = _layer(models)
     token = _active.set((*_active.get(), layer))
     try:

@@ -20,9 +20,8 @@ def redact_response(response: ModelResponse, redactor: Redactor) -> ModelRespons
 
 
 class RedactingModel(WrapperModel):
-    """Redacts known credentials from each answer of the wrapped model. Streamed requests pass through
-    unredacted: mixseek does not stream, and the store, the logs and the terminal still redact what reaches
-    them."""
+    """Redacts known credentials from each answer of the wrapped model; streams pass unredacted (mixseek does
+    not stream, and the store, logs and terminal redact again)."""
 
     async def request(
         self,

@@ -83,9 +83,8 @@ def is_transient(exc: BaseException) -> bool:
 
 
 class WaitRetryAfter(wait_base):
-    """Retry-After when given (capped at `max_delay`), else backoff with "equal jitter". The k-th retry waits
-    between c/2 and c, c = min(max_delay, base_delay × 2^(k-1)): the fixed half spares a struggling provider,
-    the random half spreads retries of teams that failed together."""
+    """Retry-After when given (up to `max_delay`), else "equal jitter" backoff: the k-th retry waits c/2 to c,
+    c = min(max_delay, base_delay × 2^(k-1)), sparing the provider and spreading teams."""
 
     def __init__(self, timing: RetryTiming) -> None:
         self.max_delay = timing.max_delay
@@ -184,9 +183,8 @@ def _one_attempt(model: Model, settings: ModelSettings | None) -> ModelSettings 
 
 
 class SingleAttemptModel(WrapperModel):
-    """A provider model whose SDK makes exactly one HTTP attempt per request (`max_retries` = 0). SDK retries
-    beneath `RetryingModel` would be invisible to the rate limiter, the `max_requests` budget and
-    `Retry-After` handling."""
+    """A provider model whose SDK makes one HTTP attempt per request (`max_retries` = 0): SDK retries would be
+    invisible to the rate limiter, the budget and `Retry-After`."""
 
     async def request(
         self,

@@ -71,9 +71,8 @@ AGENT_KEYS = ("temperature", "max_tokens", "timeout_seconds", "max_retries", *SA
 def carry_settings(
     data: Mapping[str, Any], out: dict[str, Any], where: Where, report: Report, moved: Iterable[str] = ()
 ) -> set[str]:
-    """mixseek-core's `model_settings`, `google_model_settings` (keys prefixed `google_`), `reasoning_effort`
-    (as `thinking`) and the `moved` keys into `out["model_settings"]`; the keys taken. A key this mixseek
-    refuses is left out, with its reason, when `prune_invalid` checks the result."""
+    """mixseek-core's `model_settings`, `google_model_settings` (as `google_` keys), `reasoning_effort` (as
+    `thinking`) and the `moved` keys into `out["model_settings"]`; returns the keys taken."""
     taken = {k for k in ("model_settings", "google_model_settings") if isinstance(data.get(k), Mapping)}
     table: dict[str, Any] = dict(data["model_settings"]) if "model_settings" in taken else {}
     for key, value in (data["google_model_settings"] if "google_model_settings" in taken else {}).items():

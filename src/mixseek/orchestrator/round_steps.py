@@ -64,9 +64,8 @@ class RoundSteps:
         return before
 
     async def snapshot(self, up_to_round: int) -> RoundSnapshot:
-        """The board after `up_to_round`, read once for every team (the round barrier). Read once per process
-        too: the board the judgments of round r saw is the one round r + 1 starts from, since nothing but
-        decisions is written in between."""
+        """The board after `up_to_round`, read once per round and process (the round barrier): the board round
+        r's judgments saw is the one round r + 1 starts from."""
         if up_to_round < 1:
             return RoundSnapshot(up_to_round=0)
         async with self._board_read:

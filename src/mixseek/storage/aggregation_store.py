@@ -159,10 +159,9 @@ def _claimable(
 
 
 class AggregationStore:
-    """The DuckDB store of one workspace (or of any file given as `db_path`). Any number of `read_only` stores
-    may read beside each other (never beside a writer's open connection). The file stays open
-    `idle_close_seconds` after the last operation: 50 ms for a writer, which reads the ranking many times per
-    round; 0 for a reader, so that polling delays a writer by one operation at most."""
+    """The DuckDB store of one workspace (or any `db_path`); `read_only` stores may read beside each other,
+    not beside a writer's open connection. The file stays open `idle_close_seconds` after the last operation:
+    50 ms for a writer, 0 for a reader (polling then delays a writer by one operation at most)."""
 
     def __init__(
         self,
@@ -340,9 +339,8 @@ class AggregationStore:
         ended_at: datetime | None = None,
         owner: ExecutionOwner | None = None,
     ) -> None:
-        """Store the final status and summary and release the lease in one transaction committed
-        into the file itself, so a failure (a full disk) leaves the execution resumable (see
-        `_connection`). With `owner`, only while `owner` holds the lease, else ExecutionOwnedError."""
+        """Store the final status and summary and release the lease in one transaction committed into the file
+        (a full disk leaves it resumable); with `owner`, only while it holds the lease."""
         if status not in EXECUTION_STATUSES:
             raise ValueError(f"status must be one of {', '.join(EXECUTION_STATUSES)}, got {status!r}")
         ended = _utc_or_now(ended_at)

@@ -28,9 +28,8 @@ async def call_member(
     step_id: str | None = None,
     messages: list[ModelMessage] | None = None,
 ) -> MemberSubmission:
-    """Run `member` on `task` within its `timeout_seconds`; a failure is recorded, not raised. A run cut by
-    the execution's usage limits is raised: it is the budget's, not the member's. The member's new messages
-    are appended to `messages` when given."""
+    """Run `member` on `task` within its `timeout_seconds`; a failure is recorded, not raised, but a run cut
+    by the usage limits is raised (the budget's). New messages are appended to `messages` when given."""
     timeout = float(config.timeout_seconds) if config.timeout_seconds else None
     started = time.perf_counter()
     result: MemberResult | None = None

@@ -299,8 +299,7 @@ def normalize_charset(label: str | None) -> str | None:
 
 
 def sniff_charset(data: bytes, *, html: bool) -> str | None:
-    """The charset a document declares in its first bytes: a byte-order mark, the XML declaration,
-    and for HTML a `<meta charset>` or `<meta http-equiv="Content-Type">` before `<body>`."""
+    """The charset a document declares in its first bytes: a BOM, the XML declaration, or an HTML `<meta>`."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
             return codec

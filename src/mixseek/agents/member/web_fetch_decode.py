@@ -111,8 +111,7 @@ def _is_zlib_header(data: bytes) -> bool:
 
 
 class _BrotliLayer:
-    """br through a `brotli.Decompressor` with `output_buffer_limit` (brotli >= 1.2). It keeps unused input,
-    so it is asked again (with no input) until a call produces nothing."""
+    """br via `brotli.Decompressor` with `output_buffer_limit`, asked again until a call yields nothing."""
 
     def __init__(self, decompressor: Any) -> None:
         self.name = "br"

@@ -44,9 +44,8 @@ def result_text(value: Any) -> str:
 
 
 async def in_daemon_thread(function: Callable[..., Any], *args: Any, name: str) -> Any:
-    """`function(*args)` in a daemon thread of its own, awaited: one that overruns its timeout is
-    abandoned, where in `asyncio.to_thread` it would hold a shared worker (DuckDB's writes use
-    them) and the process would wait for it at exit."""
+    """`function(*args)` in a daemon thread of its own, awaited: one that overruns its timeout is abandoned
+    (in `asyncio.to_thread` it would hold a shared worker and delay exit)."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()  # model overrides and call scopes, as to_thread would pass

@@ -85,8 +85,7 @@ class WorkflowTeam:
         usage_limits: UsageLimits | None = None,
         user_prompt: str | None = None,
     ) -> TeamRunResult:
-        """One round: `prompt` is the round's prompt, `user_prompt` the execution's task (the
-        round's prompt stands in for it when not given, as in `mixseek team`)."""
+        """One round: `prompt` the round's prompt, `user_prompt` the execution's task (default: `prompt`)."""
         shared = RoundInput(
             team_id=self.config.team_id,
             team_name=self.config.team_name,

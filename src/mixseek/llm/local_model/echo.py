@@ -68,9 +68,8 @@ def remove_copies(text: str, protected: Sequence[str], min_chars: int = MIN_COPY
 
 
 def end_at_boundary(text: str) -> str:
-    """A text cut off at the token limit, ended at its last sentence, clause or word boundary and `…`. In
-    Japanese, which has no spaces, after the particles that close a phrase; a text with no boundary in its
-    last 70% only gets the `…`."""
+    """A text cut off at the token limit, ended at its last sentence, clause or word boundary (in Japanese,
+    after a phrase's closing particles) and `…`."""
     stripped = text.rstrip()
     if not stripped or _ends_sentence(stripped, len(stripped) - 1):
         return stripped
@@ -113,9 +112,8 @@ def _ends_phrase(text: str, index: int) -> bool:
 def clean_parts(
     parts: list[ModelResponsePart], protected: Sequence[str], *, cut: bool
 ) -> tuple[list[ModelResponsePart], int]:
-    """`parts` without copies of `protected`, the last text ended at a boundary when generation was `cut`. A
-    string argument quoted in a protected text (an enum member the format offers) is a choice, not a copy, and
-    is kept. Also returns how many texts lost a copy."""
+    """`parts` without copies of `protected` (a quoted enum member is a choice, not a copy), the last text
+    ended at a boundary when `cut`; and how many texts lost a copy."""
     cleaned: list[ModelResponsePart] = []
     removed = 0
     for index, part in enumerate(parts):

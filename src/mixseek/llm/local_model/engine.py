@@ -42,9 +42,8 @@ _TEXT_TOKENS_CACHE_SIZE = 256
 
 
 def default_threads() -> int:
-    """llama.cpp threads by default: the usable CPUs less one (at least one). llama.cpp's threads busy-wait:
-    leaving a core to the event loop, DuckDB and HTTP was several times faster on a loaded 2-CPU machine
-    (bench/local_model.py)."""
+    """The usable CPUs less one (at least one): llama.cpp's threads busy-wait, and leaving a core to the event
+    loop, DuckDB and HTTP was much faster (bench/local_model.py)."""
     try:
         available = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -388,9 +387,8 @@ def get_engine(
     n_threads: int | None = None,
     prompt_cache_bytes: int = DEFAULT_PROMPT_CACHE_BYTES,
 ) -> LlamaEngine:
-    """The process-wide engine of the GGUF file at `path`; the first caller's options apply. A file's first
-    request in a process runs the build's self-test first, so a llama.cpp build that crashes on this CPU
-    becomes a clear error, not a dead process."""
+    """The process-wide engine of the GGUF file at `path` (the first caller's options apply), self-tested on
+    first use so a build that crashes on this CPU is a clear error."""
     key = path.resolve()
     verify_local_model(key)
     with _engines_lock:

@@ -192,9 +192,8 @@ class DecodedReply:
 
 
 def decode_reply(plan: ResponsePlan, text: str, *, clamp: bool) -> DecodedReply:
-    """The response parts for generated `text` under `plan`. Out-of-range numbers are clamped when `clamp`,
-    else left for pydantic's validation to retry; non-JSON text where JSON was required (no grammar) is passed
-    on for validation to report."""
+    """The response parts for generated `text` under `plan`: out-of-range numbers clamped when `clamp`, else
+    left (like non-JSON text where JSON was required) for pydantic's validation."""
     if plan.mode == "text":
         return DecodedReply(parts=[TextPart(content=text.strip())])
     value, repaired = _parse(text)

@@ -356,9 +356,8 @@ def fit_to_context(
     max_tokens: int,
     min_output: int,
 ) -> FittedPrompt:
-    """Fit `prompt` and its answer into `n_ctx` tokens. Leaves out the oldest turns after the task (never the
-    system turn, the task or the last turn), saying how many in the system turn; then shrinks the answer
-    budget down to `min_output` tokens, else raises `ContextOverflowError`."""
+    """Fit `prompt` and its answer into `n_ctx` tokens: leave out the oldest turns after the task (said in the
+    system turn), then shrink the answer budget to `min_output`, else `ContextOverflowError`."""
     turns = [dict(turn) for turn in prompt.turns]
     first_user = next((i for i, turn in enumerate(turns) if turn["role"] == "user"), 0)
     omitted = prompt.omitted

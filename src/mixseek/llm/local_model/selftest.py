@@ -49,9 +49,8 @@ class LocalModelSelfTestError(RuntimeFailure):
 
 
 def reinstall_command() -> str:
-    """The pip command that rebuilds llama-cpp-python portably at the installed version. `--no-cache-dir`: pip
-    reuses a wheel it built whatever CMAKE_ARGS says; `--no-binary` keeps out a prebuilt wheel of another
-    index."""
+    """The pip command rebuilding llama-cpp-python portably at the installed version (`--no-cache-dir`: pip
+    reuses its own builds; `--no-binary`: no other index's wheel)."""
     prefix = f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --no-cache-dir --no-binary llama-cpp-python'
     try:
         version = importlib.metadata.version("llama-cpp-python")

@@ -276,9 +276,8 @@ class StoreActivities:
 
     @activity.defn(name="store_judge_round")
     async def judge_round(self, ask: JudgeRound) -> list[JudgeResult]:
-        """A round's judgments, made here with this process's governor and stored as the local
-        engine stores them. Asked again (this process died before the workflow recorded the
-        answers), a team whose decision the store already has answers with it."""
+        """A round's judgments, made with this process's governor and stored as the local engine does; asked
+        again, a team whose decision is stored answers with it."""
         n = self.engine.settings.max_concurrent_teams
         verdicts = await self._guarded(self.steps.judge(ask.round_number, ask.team_ids, n))
         return [
@@ -298,8 +297,7 @@ class StoreActivities:
 
     @activity.defn(name="store_finish")
     async def finish(self, end: FinishInput) -> ExecutionSummary:
-        """The local engine's end, with its rounds and duration as that engine counts them (the last round
-        scored; the time this process and the ones before it ran the execution), not the workflow's
+        """The local engine's end, with its rounds and duration as it counts them, not the workflow's
         `rounds_run` and `started_at`: a workflow may outlive the processes that served it."""
         stop = (cast(StopReason, end.stop_reason), end.stop_detail)
         summary = self.engine._finish(self.execution_id, self.user_prompt, end.progress, stop)

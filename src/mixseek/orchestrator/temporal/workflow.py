@@ -290,9 +290,8 @@ class ExecutionWorkflow:
         return self._governor
 
     async def _play(self, work: TeamRoundInput, activity_id: str) -> TeamRoundResult:
-        """A team round, on any worker with this configuration. One its workers could not ask the governor
-        service for waits for a `mixseek exec` that serves it elsewhere (the one that was killed is resumed)
-        and is run again from the start."""
+        """A team round, on any worker with this configuration; one whose worker could not reach the governor
+        service waits for a `mixseek exec` serving it and runs again."""
         limit = self._work_limit
         again = 0
         while True:
