@@ -71,8 +71,7 @@ def describe_os_error(exc: OSError) -> str:
 
 
 def cli_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Run a command body; a known failure becomes one line and its exit code, never a traceback. Its
-    arguments are checked first: one that is not UTF-8 is such a failure (`utf8_arguments`)."""
+    """Run a command body; a known failure (a non-UTF-8 argument too) becomes one line and its exit code."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

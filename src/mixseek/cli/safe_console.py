@@ -12,8 +12,7 @@ from mixseek.text_safety import strip_controls
 
 
 class SafeConsole(Console):
-    """A console that never lets a control character of the printed text reach the terminal: the backstop for
-    non-model strings; Rich's own codes come after rendering and are kept."""
+    """A console no control character of the text gets through (Rich's own come after rendering)."""
 
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         redactor = Redactor()  # nor a credential value (see mixseek.redaction)

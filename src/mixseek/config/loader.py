@@ -123,8 +123,7 @@ def _reads_environment(model: type[MixseekSettings]) -> bool:
 
 
 def over(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
-    """`base` with `top` laid over it; tables present in both are merged the same way (so an
-    environment variable holding a table adds to the file's table, as pydantic-settings merges)."""
+    """`base` with `top` laid over it, tables merged the same way (as pydantic-settings merges env tables)."""
     merged = dict(base)
     for key, value in top.items():
         below = merged.get(key)

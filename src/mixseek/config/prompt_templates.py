@@ -41,8 +41,7 @@ _LOADING_NODES: dict[type[nodes.Node], str] = {
 
 
 class PromptTemplateError(TemplateError, InputError):
-    """A prompt template is malformed, uses a variable it may not, or failed to render; the message names the
-    template, its source (file, "env VAR" or "default"), the line and the problem."""
+    """A prompt template is malformed, uses a variable it may not, or failed to render (message: where)."""
 
     def __init__(
         self,

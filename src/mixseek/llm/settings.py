@@ -66,8 +66,7 @@ def _provider(model: object) -> str:
 
 @cache
 def settings_type(provider: str) -> tuple[type, str | None]:
-    """The settings TypedDict of `provider`'s models, and the key prefix taken unchecked when its SDK is
-    missing (then the base ModelSettings is all that can be checked)."""
+    """The settings TypedDict of `provider`'s models, and the key prefix unchecked when its SDK is missing."""
     from pydantic_ai.models import OpenAIChatCompatibleProvider
 
     chat = provider in typing.get_args(OpenAIChatCompatibleProvider.__value__)
@@ -92,8 +91,7 @@ def _adapter(hint: Any) -> TypeAdapter[Any]:
 def settings_problem(
     models: Sequence[object], table: Mapping[str, Any], given: Iterable[str] = ()
 ) -> tuple[str, str] | None:
-    """The first key of `table` also `given` explicitly, or that a model's provider does not take (or whose
-    value does not fit), and why."""
+    """The first key of `table` given twice, refused by a model's provider or of a wrong value, and why."""
     for key, value in table.items():
         if key in RESERVED or key in given:
             return key, RESERVED.get(key, f"given twice: as {key} and in model_settings")

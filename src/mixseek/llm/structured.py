@@ -69,8 +69,7 @@ class Judged(Generic[OutputT]):
 
 
 class StructuredJudge(Generic[OutputT]):
-    """A judge model that must answer `output_type`, its requests counted under `site`, built under
-    the caller's model wrappers (governor, retry timing); a failed call raises `error`."""
+    """A judge answering `output_type`, its requests counted under `site`; a failed call raises `error`."""
 
     def __init__(
         self,

@@ -96,8 +96,7 @@ class _Planner:
         return posixpath.relpath(target, posixpath.dirname(referrer))
 
     def utf8_name(self, path: Path, where: Where, key: str | None) -> bool:
-        """Whether `path`'s name is UTF-8; reported if not. Linux allows any byte in a file name,
-        but the new files name each other, and themselves in their header, in UTF-8."""
+        """Whether `path`'s name is UTF-8 (reported if not): the new files name each other in UTF-8."""
         if not_utf8(str(path)) is None:
             return True
         if key is None:  # found under configs/: `where` names it

@@ -19,8 +19,7 @@ class Note:
 
 @dataclass
 class Report:
-    """Collected while converting; printed by `mixseek migrate` after it has written everything. `dropped`:
-    what the new workspace lacks; `changed`: what it has under another name or meaning."""
+    """Collected while converting: `dropped`, what the new workspace lacks; `changed`, what it renamed."""
 
     dropped: list[Note] = field(default_factory=list)
     changed: list[Note] = field(default_factory=list)

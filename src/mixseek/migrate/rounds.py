@@ -128,8 +128,7 @@ def _usage(team_id: str, number: int, history: Row | None, board: Row, at: datet
 
 
 def _judgment(status: Row, team_exit: str | None) -> dict[str, Any]:
-    """The decision stored with a round: mixseek-core's `round_status` judgment, and for a team's
-    last round (`team_exit` not None) its exit reason in this mixseek's words."""
+    """A round's decision: its `round_status` judgment, on a team's last round its exit reason."""
     last = team_exit is not None
     judged = status.get("should_continue") is not None
     should_continue = bool(status["should_continue"]) if judged else (None if last else True)

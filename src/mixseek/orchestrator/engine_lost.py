@@ -8,5 +8,4 @@ from mixseek.errors import RuntimeFailure
 
 
 class EngineLost(RuntimeFailure):
-    """The engine stopped answering in the middle of an execution (its Temporal server went away):
-    the execution is left interrupted, to be resumed once the engine is back."""
+    """The engine stopped answering mid-execution: it is left interrupted, to resume once it is back."""

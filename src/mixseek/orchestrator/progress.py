@@ -64,8 +64,7 @@ def record_outcomes(
 
 
 def rounds_scored(progress: Mapping[str, TeamProgress]) -> int:
-    """The last round in which a team's submission was scored (an execution's `rounds_run`): a
-    round that an interruption or failures cut off before any score does not count."""
+    """The last round with a scored submission (`rounds_run`); a round cut off before any score is not."""
     return max((max(team.completed, default=0) for team in progress.values()), default=0)
 
 

@@ -137,8 +137,7 @@ class Paid(Generic[P]):
 def _paid(
     name: str, write: Callable[[Conn, Sequence[P]], list[Any]], key: Callable[[P], object]
 ) -> WriteKind[Paid[P]]:
-    """The kind `name` whose writes store their usage rows in their own transaction, even when
-    `write` refuses one (a decision for a round not stored): the requests were paid for."""
+    """The kind `name`, whose writes store their usage rows even when `write` refuses one (paid for)."""
 
     def write_paid(conn: Conn, items: Sequence[Paid[P]]) -> list[Any]:
         _insert_calls(conn, [row for item in items for row in item.calls])

@@ -132,8 +132,7 @@ _HISTORY_COLUMNS = (
 
 
 def _submission_history(where: str, *, by_team: bool) -> str:
-    """Scored rounds matching `where` (round, content, score, details, feedback, start, end) by
-    round number; `by_team` puts `team_id` first and orders by it before the round."""
+    """Scored rounds matching `where` by round number; `by_team` puts `team_id` first and orders by it."""
     team = "lb.team_id, " if by_team else ""
     return f"""
 SELECT {team}{_HISTORY_COLUMNS}

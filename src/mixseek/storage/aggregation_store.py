@@ -269,8 +269,7 @@ class AggregationStore:
         await self._call(work, write=True)
 
     async def claim_execution(self, execution_id: str, owner: ExecutionOwner) -> float:
-        """Make `owner` the owner of an execution to resume it ('running' again, no summary) and
-        return the seconds it was active so far; ExecutionOwnedError while another owner runs it."""
+        """Make `owner` resume an execution; its seconds active so far (ExecutionOwnedError if taken)."""
 
         def work(conn: Conn) -> ExecutionLease | float:
             record, other = _claimable(conn, execution_id, owner)
@@ -489,8 +488,7 @@ class AggregationStore:
     # -- reads ----------------------------------------------------------------
 
     async def get_ranking(self, execution_id: str, *, max_round: int | None = None) -> list[RankingEntry]:
-        """One entry per team, best `max_score` first (a tie goes to the later best round, then by
-        `team_id`); with `max_round`, of the rounds up to it (a round barrier's snapshot)."""
+        """One entry per team, best `max_score` first (ties: later best round, `team_id`); to `max_round`."""
         return await self._call(lambda conn: _rows.ranking(conn, execution_id, max_round), write=False)
 
     async def get_leader_board_ranking(

@@ -26,8 +26,7 @@ from mixseek.storage.views import RankingEntry, UsageTotals
 
 @runtime_checkable
 class RoundWriter(Protocol):
-    """The writes a team round makes (a `Store` is one): what a round controller needs, so a
-    Temporal worker without the database can record them for the store's one writer to apply."""
+    """The writes a team round makes, which a Temporal worker records for the store's one writer to apply."""
 
     async def save_round(
         self, record: RoundRecord, *, model_calls: Sequence[Mapping[str, Any]] = ()

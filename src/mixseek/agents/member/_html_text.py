@@ -55,8 +55,7 @@ class _TextBuilder:
         self._pending_space = False
 
     def hold_breaks(self) -> None:
-        """Keep the next text on the current line: after a list marker or a cell separator, the
-        `<p>` or `<div>` that wraps an item's or a cell's text must not move it away."""
+        """Keep the next text on this line (a list item's or cell's wrapping `<p>` must not move it away)."""
         self._holding = True
 
     def drop_breaks(self) -> None:

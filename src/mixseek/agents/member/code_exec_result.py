@@ -104,8 +104,7 @@ _MEMORY_MESSAGES = re.compile(
 
 
 def memory_exceeded(exit_code: int | None, stderr_end: str) -> bool:
-    """Best effort: did the script die from the memory limit (a MemoryError or failed-allocation message, or
-    a SIGKILL, most likely the OOM killer since runs this tool killed are not passed here)?"""
+    """Best effort: did the memory limit kill the script (MemoryError, failed allocation, OOM SIGKILL)?"""
     if exit_code is None or exit_code == 0:
         return False
     if exit_code == -signal.SIGKILL:

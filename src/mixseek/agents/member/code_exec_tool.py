@@ -177,8 +177,7 @@ def _warn_once(message: str) -> None:
 async def run_python(
     code: str, options: CodeExecOptions, *, sandbox: Sandbox | None = None
 ) -> ExecutionResult:
-    """Run ``code`` in a limited Python process (in ``sandbox``, else ``options.sandbox`` resolved here); on
-    cancellation every process of the run is killed and its work directory removed first."""
+    """Run ``code`` in a limited Python process; on cancellation every process of the run is killed first."""
     executable = _resolve_executable(options.python_executable or sys.executable)
     if sandbox is None:
         sandbox = await resolve_sandbox(options.sandbox, executable)

@@ -190,8 +190,7 @@ class RoundWrites(BaseModel):
     unsaved_calls: list[ModelCall] = Field(default_factory=list)
 
     def pack(self) -> bytes:
-        """Compressed JSON: message histories compress tenfold, and so does what a workflow keeps in
-        its history (50 MB at most per run) and decodes on every replay."""
+        """Compressed JSON: histories compress tenfold, in what a workflow keeps (50 MB a run) and replays."""
         return zlib.compress(self.model_dump_json().encode(), 1)
 
     @classmethod
