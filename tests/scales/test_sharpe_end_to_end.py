@@ -36,6 +36,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     prompts.mkdir()
     done = mixseek("exec", "Write a trading strategy", "-w", str(ws), "-f", "json", prompts=prompts)
     assert done.returncode == 0, done.stderr
+    (root / "summary.json").write_text(done.stdout, encoding="utf-8")
     return ws, prompts, json.loads(done.stdout)["execution_id"]
 
 
@@ -75,6 +76,23 @@ def test_round_two_and_judgment_prompts_show_the_negative_scores(run: tuple[Path
     judged = [p.read_text(encoding="utf-8") for p in sorted(prompts.glob("judgment-*.txt"))]
     assert len(judged) == 3
     assert any("あなたの提出内容: gamma: no idea" in p and "スコア: -100.00\n" in p for p in judged)
+
+
+def test_every_surface_says_the_scale_and_writes_no_out_of_100(
+    run: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    ws, prompts, execution_id = run
+    summary = json.loads((prompts.parent / "summary.json").read_text(encoding="utf-8"))
+    shown = mixseek("runs", "show", execution_id, "-w", str(ws), "-f", "json")
+    assert (summary["scale"], json.loads(shown.stdout)["scale"]) == ("unbounded", "unbounded")
+    text = mixseek("runs", "show", execution_id, "-w", str(ws)).stdout
+    assert "winning submission: Alpha (alpha), round 2, score 1.20\n" in text
+    assert "  round 1: -0.40\n" in text and "  round 2: -0.40 (final)\n" in text
+    report = tmp_path / "report.md"
+    mixseek("runs", "export", execution_id, "--format", "markdown", "-o", str(report), "-w", str(ws))
+    markdown = report.read_text(encoding="utf-8")
+    assert "### Round 2: -100.00 (final)\n" in markdown and "round 2, score 1.20\n" in markdown
+    assert "/100" not in text + markdown
 
 
 def test_the_pairwise_stage_ranks_with_the_scores(run: tuple[Path, Path, str]) -> None:

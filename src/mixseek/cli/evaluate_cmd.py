@@ -104,10 +104,10 @@ def evaluate_command(
     import asyncio  # here, not on top: `mixseek --help` and the quick commands need no event loop
 
     result = asyncio.run(evaluator.evaluate(prompt_text, submission_text, reference=reference_text))
-    _print_result(result, output_format)
+    _print_result(result, output_format, "/100" if str(evaluator.scale) == "0-100" else "")
 
 
-def _print_result(result: EvaluationResult, output_format: str) -> None:
+def _print_result(result: EvaluationResult, output_format: str, out_of: str) -> None:
     if output_format == "json":
         print_json(
             {
@@ -121,7 +121,7 @@ def _print_result(result: EvaluationResult, output_format: str) -> None:
     from rich.table import Table
 
     out = stdout_console()
-    table = Table(title=f"overall score: {result.score:.2f}/100", title_justify="left")
+    table = Table(title=f"overall score: {result.score:.2f}{out_of}", title_justify="left")
     for column in ("metric", "score", "weight", "comment"):
         table.add_column(column)
     for m in result.metrics:

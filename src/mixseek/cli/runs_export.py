@@ -138,9 +138,9 @@ def _pairwise_markdown(view: ExecutionView) -> list[str]:
     return out
 
 
-def _round_markdown(r: RoundView) -> list[str]:
+def _round_markdown(r: RoundView, out_of: str) -> list[str]:
     final = " (final)" if r.is_final else ""
-    out = [f"### Round {r.round_number}: {score_text(r.score)}/100{final}", ""]
+    out = [f"### Round {r.round_number}: {score_text(r.score)}{out_of}{final}", ""]
     if r.status != "completed":
         out += [f"status: {line(r.status)}{': ' + line(r.error) if r.error else ''}", ""]
     if r.metrics:
@@ -155,7 +155,7 @@ def _round_markdown(r: RoundView) -> list[str]:
     return out + (["Submission:", "", code_block(r.submission), ""] if r.submission is not None else [])
 
 
-def _team_markdown(team: TeamView) -> list[str]:
+def _team_markdown(team: TeamView, out_of: str) -> list[str]:
     out = [f"## Team {team_heading(team, line)}", ""]
     out += [f"- status: {line(team.status_words)}", f"- rounds scored: {team.rounds_completed}"]
     if team.best_round is not None:
@@ -163,7 +163,7 @@ def _team_markdown(team: TeamView) -> list[str]:
     out += [f"- stopped because: {line(team.exit_reason)}"] if team.exit_reason else []
     out += [f"- error: {line(team.error)}"] if team.error else []
     out.append("")
-    return out + [text for r in team.rounds for text in _round_markdown(r)]
+    return out + [text for r in team.rounds for text in _round_markdown(r, out_of)]
 
 
 def markdown_report(view: ExecutionView) -> str:
@@ -198,13 +198,13 @@ def markdown_report(view: ExecutionView) -> str:
             "## Winning submission",
             "",
             f"{line(best.team_name)} ({line(best.team_id)}), round {best.round_number}, "
-            f"score {score_text(best.score)}/100",
+            f"score {score_text(best.score)}{view.out_of}",
             "",
             code_block(best.content),
             "",
         ]
     for team in view.teams:
-        out += _team_markdown(team)
+        out += _team_markdown(team, view.out_of)
     out += ["## Usage by call site", ""]
     out += table(SITE_HEADERS, site_rows(view))
     return "\n".join(out) + "\n"

@@ -25,7 +25,7 @@ from mixseek.storage.views import ExecutionView, TeamView
 SHOWN_COMPARISONS = 30  # `runs show` lists up to this many comparisons; `runs export` all
 
 
-def _team_lines(team: TeamView) -> list[str]:
+def _team_lines(team: TeamView, out_of: str) -> list[str]:
     parts = [team.status_words, f"{team.rounds_completed} round(s) scored"]
     if team.best_round is not None:
         parts.append(f"best round {team.best_round} ({score_text(team.best_score)})")
@@ -37,7 +37,7 @@ def _team_lines(team: TeamView) -> list[str]:
     for r in team.rounds:
         state = "" if r.status == "completed" else f" [{r.status}]"
         final = " (final)" if r.is_final else ""
-        lines.append(f"  round {r.round_number}: {score_text(r.score)}/100{final}{state}")
+        lines.append(f"  round {r.round_number}: {score_text(r.score)}{out_of}{final}{state}")
         if r.error:
             lines.append(f"    error: {one_line(r.error)}")
         if r.metrics:
@@ -85,13 +85,13 @@ def show_lines(view: ExecutionView) -> list[str]:
     if view.pairwise is not None:
         lines += ["", *_pairwise_lines(view.pairwise)]
     for team in view.teams:
-        lines += ["", *_team_lines(team)]
+        lines += ["", *_team_lines(team, view.out_of)]
     best = view.best
     lines.append("")
     if best:
         lines += [
             f"winning submission: {best.team_name} ({best.team_id}), round {best.round_number}, "
-            f"score {score_text(best.score)}/100",
+            f"score {score_text(best.score)}{view.out_of}",
             best.content,
         ]
     else:

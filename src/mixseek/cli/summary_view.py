@@ -45,7 +45,8 @@ def winner_panel(summary: ExecutionSummary) -> Panel | None:
         return None
     # in the body, not the title: a title is one line, cut off when it is too long
     header = Text(
-        f"{best.team_name} ({best.team_id}) — round {best.round_number}, score {best.score:.2f}/100",
+        f"{best.team_name} ({best.team_id}) — round {best.round_number}, "
+        f"score {best.score:.2f}{summary.out_of}",
         style="bold",
         overflow="fold",
     )

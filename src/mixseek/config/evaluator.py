@@ -220,8 +220,11 @@ class EvaluatorSettings(MixseekSettings):
 
 
 def stored_scale(evaluator: Any) -> ScaleBounds:
-    """The overall scale of a stored run's evaluator settings (a config snapshot's); a custom metric without
-    `scale` counts as unbounded (its class is not imported), as do unreadable settings."""
+    """The overall scale of a stored run's evaluator settings (a config snapshot's): none (an older run) is
+    0–100; a custom metric without `scale` counts as unbounded (its class is not imported), as do unreadable
+    settings."""
+    if not evaluator:
+        return PERCENT
     try:
         scales = {
             m["name"]: scale_bounds(m.get("scale") or ("unbounded" if m.get("class_path") else "0-100"))

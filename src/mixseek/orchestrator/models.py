@@ -59,7 +59,7 @@ class ExecutionSummary(ExecutionOutcome):
 
     _key_order = (
         "execution_id user_prompt status stop_reason stop_detail best leaderboard teams rounds_run usage "
-        "usage_by_site cost_usd duration_seconds degraded_reasons pairwise demo_model degraded"
+        "usage_by_site cost_usd duration_seconds degraded_reasons pairwise demo_model scale degraded"
     )
 
     status: FinalStatus

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 import mixseek.orchestrator.collector as collector
 import mixseek.telemetry as telemetry
 from mixseek.config.bundle import ExecutionConfig
+from mixseek.config.evaluator import stored_scale
 from mixseek.config.loader import Loaded
 from mixseek.config.orchestrator import NOT_COMPARED, OrchestratorSettings
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
@@ -440,4 +441,5 @@ class Orchestrator:
             duration_seconds=round(self._active_before + time.monotonic() - self._active_start, 3),
             degraded_reasons=degraded_reasons(await self.store.get_round_statuses(execution_id)),
             demo_model=mentions_demo_model(self.config_snapshot()),
+            scale=str(stored_scale(self.config_snapshot().get("evaluator"))),
         )

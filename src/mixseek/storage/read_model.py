@@ -12,6 +12,7 @@ import duckdb
 
 import mixseek.storage._rows as rows
 import mixseek.storage._sql as sql
+from mixseek.config.evaluator import stored_scale
 from mixseek.llm.demo_model import mentions_demo_model
 from mixseek.storage._pairwise import read_pairwise
 from mixseek.storage.agreement import disagreement_threshold, panel_agreement
@@ -259,6 +260,7 @@ def execution_view(
             "usage_by_model": by_model,
             "agreement": panel_agreement(board, disagreement_threshold(record.config)),
             "demo_model": mentions_demo_model(record.config),
+            "scale": str(stored_scale(record.config.get("evaluator"))),
         }
     )
 

@@ -218,6 +218,16 @@ class ExecutionOutcome(BaseModel):
         description="whether some role ran on the embedded demo model (local:smollm2), whose text "
         "and LLM scores are not meaningful",
     )
+    scale: str = Field(
+        default="0-100",
+        exclude_if=lambda scale: scale == "0-100",  # said only when the scores are on another scale
+        description='the scores\' scale: "0-100", "unbounded" or `{ min = …, max = … }`',
+    )
+
+    @property
+    def out_of(self) -> str:
+        """What follows a score in text: `/100` on the 0–100 scale, nothing on another."""
+        return "/100" if self.scale == "0-100" else ""
 
     @property
     def degraded(self) -> bool:
@@ -242,7 +252,7 @@ class ExecutionView(ExecutionOutcome):
     _key_order = (
         "execution_id user_prompt status stop_reason stop_detail degraded_reasons started_at ended_at "
         "duration_seconds rounds_run leaderboard teams best usage usage_by_site usage_by_model agreement "
-        "pairwise demo_model"
+        "pairwise demo_model scale"
     )
 
     started_at: IsoTime
