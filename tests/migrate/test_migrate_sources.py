@@ -92,7 +92,7 @@ def test_an_early_release_database_with_scores_from_0_to_1(tmp_path: Path, runne
     assert doc["duration_seconds"] == 5.2
 
 
-def test_unfinished_runs_and_out_of_range_scores_are_reported(tmp_path: Path, runner: CliRunner) -> None:
+def test_unfinished_runs_are_reported_and_scores_off_0_to_100_kept(tmp_path: Path, runner: CliRunner) -> None:
     source = tmp_path / "core"
     source.mkdir()
     finished = LegacyExecution(
@@ -125,13 +125,16 @@ def test_unfinished_runs_and_out_of_range_scores_are_reported(tmp_path: Path, ru
     result = runner.invoke(app, ["migrate", str(source), "-w", str(dest)])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert "  mixseek.db: execution run-done: team t1 round 1: score 130 clamped to 100" in lines
+    # mixseek-core scores on any scale: kept as they were, the execution's scale said
+    assert "  mixseek.db: execution run-done: scores outside 0–100 kept: its scale is unbounded" in lines
     assert (
         "  mixseek.db: execution run-cut: no execution_summary row (the run did not finish): not imported"
         in lines
     )
     listing = json.loads(runner.invoke(app, ["runs", "list", "-w", str(dest), "-f", "json"]).output)
-    assert [(e["execution_id"], e["best_score"]) for e in listing] == [("run-done", 100.0)]
+    assert [(e["execution_id"], e["best_score"]) for e in listing] == [("run-done", 130.0)]
+    shown = json.loads(runner.invoke(app, ["runs", "show", "run-done", "-w", str(dest), "-f", "json"]).output)
+    assert (shown["scale"], shown["best"]["score"]) == ("unbounded", 130.0)
 
 
 def test_custom_member_plugin_becomes_class_path(tmp_path: Path, runner: CliRunner) -> None:

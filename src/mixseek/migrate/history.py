@@ -8,9 +8,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
+from mixseek.config.evaluator import PERCENT
 from mixseek.migrate.report import Report
 from mixseek.migrate.rounds import RoundReader, Row, best_rounds, stored_time, when
 from mixseek.storage.duckdb_instance import connect
@@ -138,17 +140,23 @@ def _execution(summary: Row, tables: _Tables, reader: RoundReader, db: Path) -> 
         if isinstance(seconds, int | float)
         else min((r.started_at for r in records), default=ended)
     )
+    config: dict[str, Any] = {
+        "imported_from": "mixseek-core",
+        "source": str(db),
+        "total_teams": summary.get("total_teams"),
+    }
+    if not all(PERCENT.contains(r.evaluation_score) for r in records):
+        config["evaluator"] = {"metrics": [{"name": "mixseek-core", "scale": "unbounded"}]}
+        reader.report.change(
+            reader.label, f"execution {eid}", "scores outside 0–100 kept: its scale is unbounded"
+        )
     return ImportedExecution(
         execution_id=eid,
         user_prompt=summary.get("user_prompt") or "",
         status=summary["status"],
         started_at=started,
         ended_at=ended,
-        config={
-            "imported_from": "mixseek-core",
-            "source": str(db),
-            "total_teams": summary.get("total_teams"),
-        },
+        config=config,
         rounds=records,
         final_rounds=frozenset(finals) or best_rounds(records),
         usage=usage,

@@ -151,17 +151,9 @@ class RoundReader:
     label: str
     scale: float = 1.0
 
-    def score(self, eid: str, board: Row) -> float:
-        """The round's score on this mixseek's 0-100 scale (out-of-range scores clamped, reported)."""
-        raw = board.get("score", board.get("evaluation_score"))
-        score = float(raw or 0.0) * self.scale
-        clamped = min(max(score, 0.0), 100.0)
-        if clamped != score:
-            where = f"team {board['team_id']} round {board['round_number']}"
-            self.report.change(
-                self.label, f"execution {eid}", f"{where}: score {score:g} clamped to {clamped:g}"
-            )
-        return clamped
+    def score(self, board: Row) -> float:
+        """The round's score as mixseek-core stored it, on any scale (a 0–1 run's times `scale`: 0–100)."""
+        return float(board.get("score", board.get("evaluation_score")) or 0.0) * self.scale
 
     def round(
         self, eid: str, board: Row, history: Row | None, status: Row | None, team_exit: str | None
@@ -187,7 +179,7 @@ class RoundReader:
                 round_number=number,
                 submission_content=board.get("submission_content") or "",
                 submission_format=board.get("submission_format") or "md",
-                evaluation_score=self.score(eid, board),
+                evaluation_score=self.score(board),
                 evaluation_feedback=board.get("evaluation_feedback") or feedback,
                 score_details=details,
                 usage_info={
