@@ -350,5 +350,5 @@ def test_at_80_columns_every_figure_is_whole_and_a_one_judge_metric_is_one_row(
         "│ script:google-gemini-2-5-flash │       │         │          │       │        │",
         "│ -preview                       │       │         │          │       │        │",
         "└────────────────────────────────┴───────┴─────────┴──────────┴───────┴────────┘",
-        "bias = mean of (judge − human); MAE = mean |judge − human|; scores on the 0–100 scale",
+        "bias = mean of (judge − human); MAE = mean |judge − human|; scores on the judges' scale",
     ]

@@ -20,7 +20,7 @@ judges_app = typer.Typer(no_args_is_help=True, help="Check the judges against hu
 
 CALIBRATE_FORMATS = ("text", "json", "markdown")
 HEADERS = ["metric", "judge", "pairs", "pearson", "spearman", "MAE", "bias"]
-NOTE = "bias = mean of (judge − human); MAE = mean |judge − human|; scores on the 0–100 scale"
+NOTE = "bias = mean of (judge − human); MAE = mean |judge − human|; scores on the judges' scale"
 
 
 @judges_app.command("calibrate")
@@ -30,8 +30,8 @@ def calibrate_command(
         Path,
         typer.Argument(
             metavar="LABELS.csv",
-            help="Header row with execution_id, team_id, round_number, human_score (0–100); "
-            "other columns are ignored.",
+            help="Header row with execution_id, team_id, round_number, human_score (on the run's scale: "
+            "0–100 unless its metrics declare another); other columns are ignored.",
             show_default=False,
         ),
     ],
