@@ -211,11 +211,6 @@ def test_resume_needs_the_same_task_file_and_a_known_bench(ws: Path, tasks: Path
     assert result.stderr.splitlines()[0].startswith(
         f"error: {changed}: not the task file bench {bench_id} ran"
     )
-    result = bench(ws, tasks, "--resume", bench_id, "--repeat", "3")
-    assert (result.exit_code, result.stderr) == (
-        2,
-        f"error: --repeat: bench {bench_id} runs 1 repeat(s); leave --repeat out to resume it\n",
-    )
     result = bench(ws, tasks, "--resume", "bench-nope")
     assert (result.exit_code, result.stderr) == (
         2,

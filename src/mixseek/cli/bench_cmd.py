@@ -61,7 +61,9 @@ def bench_command(
     resume: Annotated[
         str | None,
         typer.Option(
-            "--resume", help="Run what bench BENCH_ID still misses (same task file).", show_default=False
+            "--resume",
+            help="Run what bench BENCH_ID still misses (same task file); a larger --repeat adds runs.",
+            show_default=False,
         ),
     ] = None,
     verbose: Annotated[

@@ -58,6 +58,12 @@ class BenchStore:
 
         await self._store._call(work, write=True)
 
+    async def set_repeats(self, bench_id: str, repeats: int) -> None:
+        def work(conn: Conn) -> None:
+            conn.execute("UPDATE benches SET repeats = ? WHERE bench_id = ?", [repeats, bench_id])
+
+        await self._store._call(work, write=True)
+
     async def get_bench(self, bench_id: str) -> BenchRecord | None:
         query = (
             "SELECT bench_id, tasks_file, tasks_sha256, task_count, repeats, created_at "

@@ -46,7 +46,7 @@ def plan(tasks: TaskSet, repeats: int) -> list[tuple[BenchTask, int]]:
 async def open_bench(
     store: AggregationStore, tasks: TaskSet, *, repeats: int | None, resume: str | None
 ) -> BenchRecord:
-    """The bench to run: a new one, or the stored `resume` one (same file SHA-256 and repeats)."""
+    """The bench to run: a new one, or the stored `resume` one (same file SHA-256; `repeats` may grow)."""
     benches = BenchStore(store)
     if resume is None:
         bench_id = f"bench-{new_execution_id()}"
@@ -62,10 +62,14 @@ async def open_bench(
             f"{tasks.path}: not the task file bench {resume} ran ({record.tasks_file}, "
             f"sha256 {record.tasks_sha256[:12]}…); resume it with that file unchanged"
         )
-    if repeats is not None and repeats != record.repeats:
+    if repeats is not None and repeats < record.repeats:
         raise InputError(
-            f"--repeat: bench {resume} runs {record.repeats} repeat(s); leave --repeat out to resume it"
+            f"--repeat: bench {resume} already runs {record.repeats} repeat(s); give {record.repeats} or "
+            "more, or leave --repeat out"
         )
+    if repeats is not None and repeats > record.repeats:  # more repeats: only the new pairs will run
+        await benches.set_repeats(resume, repeats)
+        record = replace(record, repeats=repeats)
     return record
 
 

@@ -1,0 +1,59 @@
+"""`mixseek bench` as a gate: more repeats for a finished bench, and a comparison with an earlier one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchrun.test_bench_cli import bench
+from benchrun.world import TASKS_JSONL, BenchWorld, write_bench_workspace
+from e2e.db import rows
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    return write_bench_workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def tasks(tmp_path: Path) -> Path:
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(TASKS_JSONL, encoding="utf-8")
+    return path
+
+
+def test_repeat_5_after_3_runs_only_the_2_more_per_task(ws: Path, tasks: Path) -> None:
+    first = bench(ws, tasks, "--repeat", "3", "-f", "json")
+    assert first.exit_code == 0, first.output
+    bench_id = json.loads(first.stdout)["bench_id"]
+    db = ws / "mixseek.db"
+    before = rows(db, "SELECT task_id, repeat_number, execution_id FROM bench_runs ORDER BY 1, 2")
+
+    world = BenchWorld()
+    result = bench(ws, tasks, "--resume", bench_id, "--repeat", "5", "-f", "json", world=world)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == f"bench {bench_id}: 3 task(s) × 5 repeat(s) = 15 run(s)"
+    # two more repeats of three tasks, three teams each; the first nine runs are left as they were
+    assert sorted(world.leader_calls) == sorted(
+        (team, task) for task in ("t1", "t2", "t3") for team in ("alpha", "beta", "gamma") for _ in range(2)
+    )
+    after = rows(db, "SELECT task_id, repeat_number, execution_id FROM bench_runs ORDER BY 1, 2")
+    assert len(after) == 15 and set(before) <= set(after)
+    assert sorted({r for _, r, _ in after}) == [1, 2, 3, 4, 5]
+    assert rows(db, "SELECT count(*) FROM executions") == [(15,)]
+    assert rows(db, "SELECT repeats FROM benches") == [(5,)]
+    report = json.loads(result.stdout)
+    assert report["repeats"] == 5
+    assert report["runs"] == {"planned": 15, "scored": 15, "unscored": 0, "missing": 0}
+
+    smaller = bench(ws, tasks, "--resume", bench_id, "--repeat", "4", world=(idle := BenchWorld()))
+    assert (smaller.exit_code, smaller.stderr) == (
+        2,
+        f"error: --repeat: bench {bench_id} already runs 5 repeat(s); give 5 or more, or leave --repeat "
+        "out\n",
+    )
+    same = bench(ws, tasks, "--resume", bench_id, "--repeat", "5", world=idle)
+    assert same.exit_code == 0, same.output
+    assert idle.leader_calls == []
