@@ -57,3 +57,30 @@ def test_repeat_5_after_3_runs_only_the_2_more_per_task(ws: Path, tasks: Path) -
     same = bench(ws, tasks, "--resume", bench_id, "--repeat", "5", world=idle)
     assert same.exit_code == 0, same.output
     assert idle.leader_calls == []
+
+
+def test_paired_permutation_test_sits_beside_the_sign_test_in_every_format(
+    ws: Path, tasks: Path, tmp_path: Path
+) -> None:
+    result = bench(ws, tasks, "-f", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    bench_id = report["bench_id"]
+    paired = {(p["team"], p["opponent"]): p for p in report["paired_tests"]}
+    # per-task differences: alpha-beta 20, 20, 5 (2 of 8 sign patterns reach 45); alpha-gamma 0, 40, 15
+    # (4 of 8: the 0 doubles +40+15 and its mirror); gamma-beta 20, -20, -10 (every pattern of
+    # ±20±20±10 reaches |10|)
+    assert paired[("alpha", "beta")] == {
+        "team": "alpha", "opponent": "beta", "tasks": 3, "mean_difference": 15.0, "p_value": 0.25,
+    }  # fmt: skip
+    assert paired[("alpha", "gamma")]["mean_difference"] == pytest.approx(55 / 3)
+    assert paired[("alpha", "gamma")]["p_value"] == 0.5
+    assert paired[("gamma", "beta")]["mean_difference"] == pytest.approx(-10 / 3)
+    assert paired[("gamma", "beta")]["p_value"] == 1.0
+
+    text = bench(ws, tasks, "--resume", bench_id).stdout
+    assert "paired p" in text and "+15" in text
+    markdown = bench(ws, tasks, "--resume", bench_id, "-f", "markdown").stdout
+    assert "| Alpha | Beta | 3-0-0 | 3-0-0 | 0.25 | +15 | 0.25 |" in markdown
+    page = bench(ws, tasks, "--resume", bench_id, "-f", "html").stdout
+    assert '<th class="num">Paired p</th>' in page and ">+18.3<" in page

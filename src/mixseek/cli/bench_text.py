@@ -26,7 +26,7 @@ def print_report(console: Console, report: BenchReport) -> None:
             f"bench {report.bench_id}: {report.scored} of {report.planned} run(s) scored "
             f"({report.task_count} task(s) × {report.repeats} repeat(s))"
             + (f", {report.missing} missing" if report.missing else "")
-            + f"; intervals: {LEVEL:.0%} bootstrap; sign test paired per task"
+            + f"; intervals: {LEVEL:.0%} bootstrap; sign test and paired permutation test per task"
         )
     )
     teams = _table("teams", ["team", "win rate", "mean score", "mean rank", "runs"], range(1, 5))
@@ -35,7 +35,9 @@ def print_report(console: Console, report: BenchReport) -> None:
     console.print(teams)
     if report.pairs:
         pairs = _table(
-            "pairwise", ["team", "opponent", "W-L-T runs", "W-L-T tasks", "sign test p"], range(2, 5)
+            "pairwise",
+            ["team", "opponent", "W-L-T runs", "W-L-T tasks", "sign test p", "mean diff", "paired p"],
+            range(2, 7),
         )
         for p in report.pairs:
             pairs.add_row(*map(Text, pair_row(names, p)))

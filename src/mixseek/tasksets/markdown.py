@@ -35,7 +35,8 @@ def _summary(report: BenchReport) -> list[str]:
         f"- Runs: {report.scored} scored of {report.planned} planned"
         + (f", {unscored} unscored" if unscored > 0 else "")
         + (f", {report.missing} missing" if report.missing else ""),
-        f"- Intervals: {LEVEL:.0%} percentile bootstrap of the mean over runs; sign test paired per task",
+        f"- Intervals: {LEVEL:.0%} percentile bootstrap of the mean over runs; sign test and paired "
+        "permutation test per task",
     ]
 
 
@@ -52,6 +53,8 @@ def pair_row(names: dict[str, str], p: PairResult) -> list[str]:
         f"{p.wins}-{p.losses}-{p.ties}",
         f"{p.task_wins}-{p.task_losses}-{p.task_ties}",
         f"{p.p_value:.4g}",
+        f"{p.mean_difference:+.3g}",
+        f"{p.paired_p:.4g}",
     ]
 
 
@@ -74,7 +77,15 @@ def render_markdown(report: BenchReport) -> str:
     out += table(["Team", "Win rate", "Mean score", "Mean rank", "Runs"], rows)
     if report.pairs:
         out += ["", "## Pairwise", ""]
-        headers = ["Team", "Opponent", "W-L-T (runs)", "W-L-T (tasks)", "Sign test p"]
+        headers = [
+            "Team",
+            "Opponent",
+            "W-L-T (runs)",
+            "W-L-T (tasks)",
+            "Sign test p",
+            "Mean diff",
+            "Paired p",
+        ]
         out += table(headers, [pair_row(names, p) for p in report.pairs])
     if report.tags:
         out += ["", "## Mean score per tag", ""]

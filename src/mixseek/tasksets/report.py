@@ -10,7 +10,7 @@ from typing import Any
 
 from mixseek.exit_codes import ExitCode
 from mixseek.stats.resampling import bootstrap_mean_ci
-from mixseek.stats.significance import sign_test
+from mixseek.stats.significance import paired_permutation_test, sign_test
 from mixseek.tasksets.tasks import TaskSet
 
 LEVEL = 0.95
@@ -71,7 +71,8 @@ class TeamResult:
 
 @dataclass(frozen=True)
 class PairResult:
-    """`team` against `opponent`: runs won, lost and tied, the same per task, and the sign test."""
+    """`team` against `opponent`: runs won, lost and tied, the same per task, the sign test, and the paired
+    permutation test of the per-task mean score differences (team minus opponent)."""
 
     team: str
     opponent: str
@@ -82,6 +83,11 @@ class PairResult:
     task_losses: int
     task_ties: int
     p_value: float
+    mean_difference: float = 0.0
+    paired_p: float = 1.0
+
+    def sign_json(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if k not in ("mean_difference", "paired_p")}
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,7 @@ class BenchReport:
                 "bootstrap_samples": SAMPLES,
                 "unscored_team_score": 0.0,
                 "sign_test_unit": "task",
+                "paired_test": "permutation of per-task mean score differences (exact up to 24 tasks)",
             },
             "teams": [
                 {
@@ -163,7 +170,12 @@ class BenchReport:
                 }
                 for t in self.teams
             ],
-            "pairwise": [vars(p) for p in self.pairs],
+            "pairwise": [p.sign_json() for p in self.pairs],
+            "paired_tests": [
+                {"team": p.team, "opponent": p.opponent, "tasks": p.task_wins + p.task_losses + p.task_ties}
+                | {"mean_difference": p.mean_difference, "p_value": p.paired_p}
+                for p in self.pairs
+            ],
             "tags": [
                 {"tag": g.name, "runs": g.runs, "mean_scores": g.mean_scores, "winners": g.winners}
                 for g in self.tags
@@ -229,9 +241,11 @@ def _pair(
 
     wins, losses, ties = tally(runs)
     task_wins, task_losses, task_ties = tally(by_task)
-    return PairResult(
-        team, other, wins, losses, ties, task_wins, task_losses, task_ties, sign_test(task_wins, task_losses)
-    )
+    differences = [r[team] - r[other] for r in by_task]
+    mean = fmean(differences) if differences else 0.0
+    paired = paired_permutation_test(differences)
+    sign = sign_test(task_wins, task_losses)
+    return PairResult(team, other, wins, losses, ties, task_wins, task_losses, task_ties, sign, mean, paired)
 
 
 def _group(
