@@ -135,7 +135,8 @@ def _pairwise_markdown(view: ExecutionView) -> list[str]:
         ]
         headers = [*pairwise_rows.COMPARISON_HEADERS, "reason (a first)", "reason (b first)"]
         out += [*table(headers, rows), ""]
-    return out
+    bias = pairwise_rows.bias_lines(pairwise)
+    return out + (["### Judge bias", "", *(f"- {line(b)}" for b in bias), ""] if bias else [])
 
 
 def _round_markdown(r: RoundView, out_of: str) -> list[str]:

@@ -62,7 +62,8 @@ def _pairwise_lines(pairwise: PairwiseView) -> list[str]:
         lines += columns([pairwise_rows.COMPARISON_HEADERS, *comparisons], indent="  ")
     elif comparisons:
         lines.append(f"  {len(comparisons)} comparisons (all of them in 'mixseek runs export')")
-    return lines
+    bias = pairwise_rows.bias_lines(pairwise)
+    return lines + (["  judge bias:", *(f"    {b}" for b in bias)] if bias else [])
 
 
 def show_lines(view: ExecutionView) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from mixseek.errors import InputError
@@ -36,6 +37,29 @@ class ModelString:
     def canonical_provider(self) -> str:
         """The provider name pydantic-ai uses (legacy aliases resolved)."""
         return PROVIDER_ALIASES.get(self.provider, self.provider)
+
+
+def canonical_model(model: str) -> str:
+    """`model` with its provider's legacy alias resolved, so `google-gla:x` and `google:x` compare equal."""
+    provider, sep, name = model.partition(":")
+    return f"{PROVIDER_ALIASES.get(provider, provider)}{sep}{name}"
+
+
+def _models(value: object) -> Iterator[str]:
+    """Every `model` string in a team's settings: its leader's, members', workflow executors'."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if key == "model" and isinstance(item, str):
+                yield canonical_model(item)
+            yield from _models(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _models(item)
+
+
+def teams_using(model: str, teams: Mapping[str, object]) -> list[str]:
+    """The ids of `teams` (id -> settings as JSON) with `model` as one of their models, aliases resolved."""
+    return sorted(t for t, team in teams.items() if canonical_model(model) in set(_models(team)))
 
 
 def parse_model_string(model: str, *, role: str) -> ModelString:

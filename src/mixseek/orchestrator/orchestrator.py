@@ -22,6 +22,7 @@ from mixseek.config.loader import Loaded
 from mixseek.config.orchestrator import NOT_COMPARED, OrchestratorSettings
 from mixseek.errors import InputError, RuntimeFailure, describe_exception
 from mixseek.llm.demo_model import mentions_demo_model
+from mixseek.llm.model_string import teams_using
 from mixseek.llm.retrying import RetryTiming
 from mixseek.llm.usage import usage_from_dict
 from mixseek.orchestrator.components import build_components
@@ -57,7 +58,7 @@ from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.errors import RecordNotFoundError, StorageError
 from mixseek.storage.lease import HEARTBEAT_SECONDS, ExecutionOwnedError, ExecutionOwner
 from mixseek.storage.models import RoundKey
-from mixseek.storage.pairwise_views import PairwiseView
+from mixseek.storage.pairwise_views import PairwiseView, judge_bias
 from mixseek.storage.protocol import Store
 
 RESUMABLE_STATUSES = ("running", "interrupted")
@@ -374,7 +375,11 @@ class Orchestrator:
             concurrency=self.settings.max_concurrent_teams,
         )
         try:
-            return await stage.run(execution_id, user_prompt, entrants)
+            view = await stage.run(execution_id, user_prompt, entrants)
+            teams = {e.config.team_id: e.config.model_dump(mode="json") for e in self.config.teams}
+            lengths = {key: len(text) for key, text in finals.items()}
+            bias = judge_bias(view.comparisons, view.ranking, lengths, teams_using(view.model, teams))
+            return view.model_copy(update={"bias": bias}) if view.comparisons else view
         finally:
             # what a cut comparison spent is stored too, also when the stage is interrupted
             await self._flush_usage(execution_id)

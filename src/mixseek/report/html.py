@@ -45,6 +45,7 @@ def render_html_report(view: ExecutionView) -> str:
             "standing_headers": pairwise_rows.STANDING_HEADERS,
             "standings": pairwise_rows.standing_rows(pairwise),
             "comparison_headers": pairwise_rows.COMPARISON_HEADERS,
+            "bias": pairwise_rows.bias_lines(pairwise),
             "comparisons": list(
                 zip(pairwise_rows.comparison_rows(pairwise), pairwise.comparisons, strict=True)
             ),

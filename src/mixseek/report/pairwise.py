@@ -50,3 +50,19 @@ def comparison_rows(pairwise: PairwiseView) -> list[list[str]]:
         ]
         for c in pairwise.comparisons
     ]
+
+
+def bias_lines(pairwise: PairwiseView) -> list[str]:
+    """How the judge leans, each a count with its 95% interval; none before a comparison."""
+    bias = pairwise.bias
+    if bias is None:
+        return []
+    lines = [
+        f"verdict flipped with the order: {bias.flips.text()}",
+        f"longer submission won: {bias.longer_wins.text()}",
+    ]
+    if bias.own_wins is not None and bias.own_wins_by_score is not None:
+        own = ", ".join(bias.own_teams)
+        lines.append(f"judge's own model's teams ({own}) won: {bias.own_wins.text()}")
+        lines.append(f"the same teams ahead by score: {bias.own_wins_by_score.text()}")
+    return lines

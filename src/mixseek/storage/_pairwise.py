@@ -9,8 +9,15 @@ import duckdb
 from pydantic import BaseModel
 
 import mixseek.storage._rows as rows
+from mixseek.llm.model_string import teams_using
 from mixseek.storage.models import ExecutionRecord
-from mixseek.storage.pairwise_views import PairwiseComparison, PairwiseStanding, PairwiseView
+from mixseek.storage.pairwise_views import (
+    JudgeBias,
+    PairwiseComparison,
+    PairwiseStanding,
+    PairwiseView,
+    judge_bias,
+)
 
 if TYPE_CHECKING:
     from mixseek.storage._round_writes import CallRow
@@ -76,5 +83,22 @@ def read_pairwise(conn: Conn, record: ExecutionRecord) -> PairwiseView | None:
         "WHERE execution_id = ? ORDER BY rank, team_id"
     )
     ranking = [PairwiseStanding.model_validate(r) for r in rows.dicts(conn, query, [record.execution_id])]
-    meta.update(ranking=ranking, comparisons=comparisons)
+    bias = _bias(conn, record, str(meta.get("model", "")), ranking, comparisons) if comparisons else None
+    meta.update(ranking=ranking, comparisons=comparisons, bias=bias)
     return PairwiseView.model_validate(meta)
+
+
+def _bias(
+    conn: Conn,
+    record: ExecutionRecord,
+    model: str,
+    ranking: list[PairwiseStanding],
+    cs: list[PairwiseComparison],
+) -> JudgeBias:
+    """The judge's bias measured on the stored comparisons, the submissions' lengths and the team snapshot."""
+    query = (
+        "SELECT team_id, round_number, length(submission_content) FROM leader_board WHERE execution_id = ?"
+    )
+    lengths = {(t, r): n for t, r, n in conn.execute(query, [record.execution_id]).fetchall()}
+    teams = record.config.get("teams")
+    return judge_bias(cs, ranking, lengths, teams_using(model, teams if isinstance(teams, Mapping) else {}))

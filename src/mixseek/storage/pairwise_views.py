@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from mixseek.stats.judge_bias import Rate, flip_rate, won_by
 
 Verdict = Literal["A", "B", "tie"]  # the submission shown as A, the one shown as B, or neither
 # "failed": a judge error left comparisons out; "skipped": fewer than two teams
@@ -51,6 +54,16 @@ class PairwiseStanding(_PairwiseView):
     score_rank: int | None = None
 
 
+class JudgeBias(_PairwiseView):
+    """How the judge's verdicts lean, measured on its comparisons (README: Judge bias)."""
+
+    flips: Rate  # comparisons whose verdict changes with the order
+    longer_wins: Rate  # decisive comparisons of unequal lengths won by the longer submission
+    own_teams: list[str] = Field(default_factory=list)  # teams with the judge's model (leader or member)
+    own_wins: Rate | None = None  # decisive comparisons of an own team with another, won by the own team
+    own_wins_by_score: Rate | None = None  # the same comparisons, the own team ahead in the score ranking
+
+
 class PairwiseView(_PairwiseView):
     """The pairwise stage of one execution."""
 
@@ -62,7 +75,35 @@ class PairwiseView(_PairwiseView):
     failed: int = 0  # comparisons left out as the judge failed after its retries
     ranking: list[PairwiseStanding] = Field(default_factory=list)
     comparisons: list[PairwiseComparison] = Field(default_factory=list)
+    bias: JudgeBias | None = None  # None before any comparison
 
     @property
     def done(self) -> int:
         return len(self.comparisons)
+
+
+def judge_bias(
+    cs: Sequence[PairwiseComparison],
+    ranking: Sequence[PairwiseStanding],
+    lengths: Mapping[tuple[str, int], int],
+    own: Sequence[str],
+) -> JudgeBias:
+    """Flip rate, longer-answer win rate and, when it judges `own` (its model's) teams, self-preference."""
+    size = [(lengths.get((c.team_a, c.round_a), 0), lengths.get((c.team_b, c.round_b), 0)) for c in cs]
+    bias = JudgeBias(
+        flips=flip_rate((c.verdict_a_first, c.verdict_b_first) for c in cs),
+        longer_wins=won_by((c.outcome, a > b, b > a) for c, (a, b) in zip(cs, size, strict=True)),
+        own_teams=list(own),
+    )
+    if not own:
+        return bias
+    place = {s.team_id: s.score_rank or 0 for s in ranking}
+    mixed = [(c, c.team_a in own, c.team_b in own) for c in cs if c.outcome in (0.0, 1.0)]
+    mixed = [m for m in mixed if m[1] != m[2]]
+    by_score = ((float(place.get(c.team_a, 0) < place.get(c.team_b, 0)), a, b) for c, a, b in mixed)
+    return bias.model_copy(
+        update={
+            "own_wins": won_by((c.outcome, a, b) for c, a, b in mixed),
+            "own_wins_by_score": won_by(by_score),
+        }
+    )
