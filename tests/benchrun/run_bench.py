@@ -2,7 +2,7 @@
 
 BENCH_KILL_AT=n makes the process SIGKILL itself at the n-th leader call (a power loss in the
 middle of a bench), BENCH_SIGINT_AT=n sends itself SIGINT there (Ctrl-C), BENCH_EXTRA is appended
-to every answer.
+to every answer, BENCH_SHIFT="alpha=-12" is added to a team's scores.
 """
 
 from __future__ import annotations
@@ -29,7 +29,12 @@ def main() -> None:
         if count == sigint_at:
             os.kill(os.getpid(), signal.SIGINT)
 
-    world = BenchWorld(on_leader_call=hook, extra=os.environ.get("BENCH_EXTRA", ""))
+    shift = dict(item.split("=") for item in os.environ.get("BENCH_SHIFT", "").split(",") if item)
+    world = BenchWorld(
+        on_leader_call=hook,
+        extra=os.environ.get("BENCH_EXTRA", ""),
+        shift={team: float(value) for team, value in shift.items()},
+    )
     with override_models(world.models()):
         app(sys.argv[1:], prog_name="mixseek")
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from benchrun.test_bench_cli import bench
-from benchrun.world import TASKS_JSONL, BenchWorld, write_bench_workspace
+from benchrun.test_bench_cli import RUN_BENCH, bench
+from benchrun.world import SIX_TASKS_JSONL, TASKS_JSONL, BenchWorld, write_bench_workspace
 from e2e.db import rows
 
 
@@ -84,3 +87,94 @@ def test_paired_permutation_test_sits_beside_the_sign_test_in_every_format(
     assert "| Alpha | Beta | 3-0-0 | 3-0-0 | 0.25 | +15 | 0.25 |" in markdown
     page = bench(ws, tasks, "--resume", bench_id, "-f", "html").stdout
     assert '<th class="num">Paired p</th>' in page and ">+18.3<" in page
+
+
+def run_bench(ws: Path, tasks: Path, *args: str, shift: str = "") -> subprocess.CompletedProcess[str]:
+    """`mixseek bench` in its own process, scripted by `world.py` (BENCH_SHIFT plants a regression)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIXSEEK_")}
+    return subprocess.run(
+        [sys.executable, str(RUN_BENCH), "bench", str(tasks), "-w", str(ws), *args],
+        env={**env, "BENCH_SHIFT": shift},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def six(tmp_path: Path) -> Path:
+    path = tmp_path / "six.jsonl"
+    path.write_text(SIX_TASKS_JSONL, encoding="utf-8")
+    return path
+
+
+def test_a_planted_regression_fails_the_gate_and_an_unchanged_set_up_passes(ws: Path, six: Path) -> None:
+    first = run_bench(ws, six, "-f", "json")
+    assert first.returncode == 0, first.stderr
+    base = json.loads(first.stdout)["bench_id"]
+
+    # alpha scores 12 lower on each of 6 tasks: of the 2^6 sign patterns only all-minus and all-plus
+    # reach |72|, p = 2/64; beta and gamma did not change (p = 1)
+    worse = run_bench(
+        ws, six, "-f", "json", "--baseline", base, "--fail-if-worse", "alpha", shift="alpha=-12"
+    )
+    assert worse.returncode == 1, worse.stderr
+    assert worse.stderr.splitlines()[-1] == (
+        f"worse: team alpha scored 12 lower than bench {base} (95% CI -12 to -12, p = 0.0312)"
+    )
+    report = json.loads(worse.stdout)
+    assert report["baseline"]["bench_id"] == base
+    against = {b["team_id"]: b for b in report["baseline"]["teams"]}
+    assert against["alpha"] == {
+        "team_id": "alpha", "tasks": 6, "difference": {"mean": -12.0, "low": -12.0, "high": -12.0},
+        "p_value": 2 / 64,
+    }  # fmt: skip
+    assert against["beta"]["difference"]["mean"] == 0.0 and against["beta"]["p_value"] == 1.0
+
+    gated_on_beta = run_bench(ws, six, "--baseline", base, "--fail-if-worse", "beta", shift="alpha=-12")
+    assert gated_on_beta.returncode == 0, gated_on_beta.stderr
+    assert "against bench" in gated_on_beta.stdout and "worse:" not in gated_on_beta.stderr
+
+    unchanged = run_bench(ws, six, "-f", "markdown", "--baseline", base, "--fail-if-worse", "alpha")
+    assert unchanged.returncode == 0, unchanged.stderr
+    assert "worse:" not in unchanged.stderr
+    assert f"## Against bench {base}" in unchanged.stdout
+    assert "| Alpha | 6 | +0 [+0, +0] | 1 |" in unchanged.stdout
+
+    better = run_bench(ws, six, "-f", "html", "--baseline", base, "--fail-if-worse", "alpha", shift="alpha=5")
+    assert better.returncode == 0, better.stderr
+    assert 'id="baseline"' in better.stdout and ">+5 [+5, +5]<" in better.stdout
+
+
+def test_baseline_of_other_tasks_or_unknown_bench_or_team_is_one_line_exit_2(
+    ws: Path, tasks: Path, six: Path
+) -> None:
+    first = bench(ws, tasks, "-f", "json")
+    assert first.exit_code == 0, first.output
+    base = json.loads(first.stdout)["bench_id"]
+    idle = BenchWorld()
+    cases = [
+        (
+            [str(six), "--baseline", base],
+            f"error: --baseline: bench {base} ran other tasks ({tasks}, sha256 ",
+        ),
+        (
+            [str(tasks), "--baseline", "bench-nope"],
+            f"error: --baseline: no bench 'bench-nope' in {ws / 'mixseek.db'}",
+        ),
+        (
+            [str(tasks), "--fail-if-worse", "alpha"],
+            "error: --fail-if-worse: needs --baseline BENCH_ID to compare with",
+        ),
+        (
+            [str(tasks), "--baseline", base, "--fail-if-worse", "delta"],
+            "error: --fail-if-worse: no team 'delta' in the configuration (teams: alpha, beta, gamma)",
+        ),
+    ]
+    for args, line in cases:
+        result = bench(ws, Path(args[0]), *args[1:], world=idle)
+        assert result.exit_code == 2, result.output
+        assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(line), result.stderr
+    assert idle.leader_calls == []
+    proc = run_bench(ws, six, "--baseline", base, "--fail-if-worse", "alpha")
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: --baseline: bench {base} ran other tasks")

@@ -21,9 +21,9 @@ from scripting import first_user_text
 
 TEAMS = ("alpha", "beta", "gamma")
 SCORES: dict[str, dict[str, float]] = {
-    "alpha": {"t1": 80.0, "t2": 90.0, "t3": 75.0},
-    "beta": {"t1": 60.0, "t2": 70.0, "t3": 70.0},
-    "gamma": {"t1": 80.0, "t2": 50.0, "t3": 60.0},
+    "alpha": {"t1": 80.0, "t2": 90.0, "t3": 75.0, "t4": 70.0, "t5": 85.0, "t6": 65.0},
+    "beta": {"t1": 60.0, "t2": 70.0, "t3": 70.0, "t4": 60.0, "t5": 60.0, "t6": 60.0},
+    "gamma": {"t1": 80.0, "t2": 50.0, "t3": 60.0, "t4": 50.0, "t5": 55.0, "t6": 45.0},
 }
 TASK_RE = re.compile(r"TASK (\w+):")
 SUBMISSION_RE = re.compile(r"# 提出内容\n(.*?)\n\n---", re.S)
@@ -35,10 +35,12 @@ class BenchWorld:
     """The models of a scripted bench; `leader_calls` lists (team, task) as they were asked.
 
     `on_leader_call(count)` runs before each leader answers, with the number of leader calls
-    so far (this one included); `extra` is appended to every answer (model text for escaping)."""
+    so far (this one included); `extra` is appended to every answer (model text for escaping);
+    `shift` is added to a team's scores (a planted regression)."""
 
     on_leader_call: Callable[[int], None] | None = None
     extra: str = ""
+    shift: dict[str, float] = field(default_factory=dict)
     leader_calls: list[tuple[str, str]] = field(default_factory=list)
 
     def leader(self, team: str) -> FunctionModel:
@@ -55,14 +57,13 @@ class BenchWorld:
 
         return FunctionModel(fn, model_name=f"leader-{team}")
 
-    @staticmethod
-    def metric() -> FunctionModel:
+    def metric(self) -> FunctionModel:
         def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             submission = SUBMISSION_RE.search(first_user_text(messages))
             assert submission, first_user_text(messages)
             answer = ANSWER_RE.search(submission.group(1))
             assert answer, submission.group(1)
-            score = SCORES[answer.group(1)][answer.group(2)]
+            score = SCORES[answer.group(1)][answer.group(2)] + self.shift.get(answer.group(1), 0.0)
             return ModelResponse(
                 parts=[ToolCallPart(info.output_tools[0].name, {"score": score, "comment": "scored"})],
                 usage=RequestUsage(input_tokens=50, output_tokens=8),
@@ -111,3 +112,4 @@ TASKS_JSONL = (
     '{"id": "t2", "prompt": "TASK t2: add 2 and 3", "tags": ["easy", "math"], "reference": "5"}\n'
     '{"id": "t3", "prompt": "TASK t3: integrate x", "tags": ["math"]}\n'
 )
+SIX_TASKS_JSONL = TASKS_JSONL + "".join(f'{{"id": "t{i}", "prompt": "TASK t{i}: more"}}\n' for i in (4, 5, 6))

@@ -28,6 +28,32 @@ if TYPE_CHECKING:
     from mixseek.tasksets.tasks import TaskSet
 
 BENCH_FORMATS = ("text", "json", "markdown", "html")
+ResumeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--resume",
+        help="Run what bench BENCH_ID still misses (same task file); a larger --repeat adds runs.",
+        show_default=False,
+    ),
+]
+BaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--baseline",
+        metavar="BENCH_ID",
+        help="Compare each team with an earlier bench of the same task file.",
+        show_default=False,
+    ),
+]
+FailIfWorseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-if-worse",
+        metavar="TEAM",
+        help="Exit 1 when team TEAM scored significantly lower than --baseline (paired p < 0.05).",
+        show_default=False,
+    ),
+]
 
 
 @cli_errors
@@ -58,14 +84,9 @@ def bench_command(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
-    resume: Annotated[
-        str | None,
-        typer.Option(
-            "--resume",
-            help="Run what bench BENCH_ID still misses (same task file); a larger --repeat adds runs.",
-            show_default=False,
-        ),
-    ] = None,
+    resume: ResumeOption = None,
+    baseline: BaselineOption = None,
+    fail_if_worse: FailIfWorseOption = None,
     verbose: Annotated[
         bool,
         typer.Option("--verbose", "-v", help="Show the warnings logged, a failed round's traceback too."),
@@ -86,10 +107,23 @@ def bench_command(
     ws = resolve_workspace(workspace)
     loaded = load_execution_config(ws, config)
     refuse_problems(reference_problems(loaded))
+    _check_gate(baseline, fail_if_worse, loaded)
     check_store(ws.db_path)
-    result = _run(tasks_file, tasks, ws, loaded, repeat=repeat, resume=resume, verbose=verbose)
+    result = _run(
+        tasks_file, tasks, ws, loaded, repeat=repeat, resume=resume, baseline=baseline, verbose=verbose
+    )
     _emit(result, output_format, output, force)
-    _conclude(result, ws)
+    _conclude(result, ws, fail_if_worse)
+
+
+def _check_gate(baseline: str | None, team: str | None, loaded: ExecutionConfig) -> None:
+    teams = [entry.config.team_id for entry in loaded.teams]
+    if team is not None and baseline is None:
+        raise InputError("--fail-if-worse: needs --baseline BENCH_ID to compare with")
+    if team is not None and team not in teams:
+        raise InputError(
+            f"--fail-if-worse: no team {team!r} in the configuration (teams: {', '.join(teams)})"
+        )
 
 
 def _run(
@@ -100,6 +134,7 @@ def _run(
     *,
     repeat: int | None,
     resume: str | None,
+    baseline: str | None,
     verbose: bool,
 ) -> BenchReport:
     """Open (or resume) the bench, run what it misses, and read its report (stopped: how to resume)."""
@@ -110,6 +145,7 @@ def _run(
     from mixseek.tasksets.runner import open_bench, run_bench
 
     store = AggregationStore(ws.db_path)
+    prior = asyncio.run(_baseline(store, tasks, baseline, loaded.teams)) if baseline else None
     bench = asyncio.run(open_bench(store, tasks, repeats=repeat, resume=resume))
     runs = bench.task_count * bench.repeats
     print_line(
@@ -127,7 +163,7 @@ def _run(
     except MixseekError as exc:  # the store failed under a run, or another process runs one
         report(f"{exc}; {resume_with}")
         raise typer.Exit(EXIT_FAILURE) from None
-    return asyncio.run(_report(store, bench, tasks, loaded.teams))
+    return asyncio.run(_report(store, bench, tasks, loaded.teams, prior))
 
 
 def _progress(step: RunStep) -> None:
@@ -144,10 +180,15 @@ def _progress(step: RunStep) -> None:
         print_line(f"{where}: execution {step.execution_id} started", err=True)
 
 
-def _conclude(result: BenchReport, ws: Workspace) -> None:
-    """End with the exit code of the runs' outcome, and one line saying why when it is not 0."""
+def _conclude(result: BenchReport, ws: Workspace, fail_if_worse: str | None) -> None:
+    """End with the exit code of the runs' outcome (or 1: `fail_if_worse` got worse), one line saying why."""
+    worse = result.worse(fail_if_worse) if fail_if_worse else None
+    if worse:
+        print_line(worse, err=True)
     code = result.exit_code
     if code == ExitCode.SUCCESS:
+        if worse:
+            raise typer.Exit(ExitCode.PARTIAL_FAILURE)
         return
     parts = [result.unclean()] if result.unclean() else []
     if result.missing:
@@ -167,6 +208,20 @@ def _conclude(result: BenchReport, ws: Workspace) -> None:
 
 
 async def _report(
+    store: AggregationStore,
+    bench: BenchRecord,
+    tasks: TaskSet,
+    teams: Sequence[TeamEntry],
+    baseline: BenchReport | None,
+) -> BenchReport:
+    from mixseek.tasksets.report import compare
+
+    report = await _read(store, bench, tasks, teams)
+    await store.aclose()
+    return report if baseline is None else compare(report, baseline)
+
+
+async def _read(
     store: AggregationStore, bench: BenchRecord, tasks: TaskSet, teams: Sequence[TeamEntry]
 ) -> BenchReport:
     from mixseek.tasksets.report import build_report
@@ -174,9 +229,16 @@ async def _report(
 
     outcomes, missing, names = await collect(store, bench, tasks)
     configured = {entry.config.team_id: entry.config.team_name for entry in teams}
-    known = {**names, **configured}
-    await store.aclose()
-    return build_report(bench.bench_id, tasks, bench.repeats, known, outcomes, missing)
+    return build_report(bench.bench_id, tasks, bench.repeats, {**names, **configured}, outcomes, missing)
+
+
+async def _baseline(
+    store: AggregationStore, tasks: TaskSet, bench_id: str, teams: Sequence[TeamEntry]
+) -> BenchReport:
+    """The earlier bench `--baseline` names, read before this one runs (refused unless of these tasks)."""
+    from mixseek.tasksets.runner import stored_bench
+
+    return await _read(store, await stored_bench(store, tasks, bench_id, "--baseline"), tasks, teams)
 
 
 def _emit(result: BenchReport, output_format: str, output: Path | None, force: bool) -> None:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mixseek.tasksets.markdown import excerpt, means, pair_row, team_row
+from mixseek.tasksets.markdown import BASELINE_HEADERS, baseline_row, excerpt, means, pair_row, team_row
 from mixseek.tasksets.report import LEVEL, BenchReport
 
 
@@ -42,6 +42,13 @@ def print_report(console: Console, report: BenchReport) -> None:
         for p in report.pairs:
             pairs.add_row(*map(Text, pair_row(names, p)))
         console.print(pairs)
+    if report.baseline_id is not None:
+        against = _table(
+            f"against bench {report.baseline_id}", [h.lower() for h in BASELINE_HEADERS], range(1, 4)
+        )
+        for b in report.baseline:
+            against.add_row(*map(Text, baseline_row(names, b)))
+        console.print(against)
     team_ids = [t.team_id for t in report.teams]
     columns = [names.get(t, t) for t in team_ids]
     if report.tags:

@@ -6,6 +6,7 @@ from mixseek.report.markdown_escape import Trusted, cell, table
 from mixseek.tasksets.report import (
     EXCERPT_CHARS,
     LEVEL,
+    BaselineResult,
     BenchReport,
     GroupResult,
     Interval,
@@ -58,6 +59,20 @@ def pair_row(names: dict[str, str], p: PairResult) -> list[str]:
     ]
 
 
+def baseline_row(names: dict[str, str], b: BaselineResult) -> list[str]:
+    """A team's score now minus in the baseline bench: mean [interval] over tasks, and the paired p."""
+    d = b.difference
+    return [
+        names.get(b.team_id, b.team_id),
+        str(b.tasks),
+        f"{d.mean:+.3g} [{d.low:+.3g}, {d.high:+.3g}]",
+        f"{b.p_value:.4g}",
+    ]
+
+
+BASELINE_HEADERS = ["Team", "Tasks", "Mean score difference", "Paired p"]
+
+
 def means(group: GroupResult, team_ids: list[str]) -> list[str]:
     return [f"{group.mean_scores[t]:.1f}" if t in group.mean_scores else "–" for t in team_ids]
 
@@ -87,6 +102,13 @@ def render_markdown(report: BenchReport) -> str:
             "Paired p",
         ]
         out += table(headers, [pair_row(names, p) for p in report.pairs])
+    if report.baseline_id is not None:
+        out += ["", f"## Against bench {cell(report.baseline_id)}", ""]
+        rows = [
+            [row[0], row[1], Trusted(row[2]), row[3]]
+            for row in (baseline_row(names, b) for b in report.baseline)
+        ]
+        out += table(BASELINE_HEADERS, rows)
     if report.tags:
         out += ["", "## Mean score per tag", ""]
         out += table(

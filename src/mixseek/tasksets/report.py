@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from statistics import fmean
 from typing import Any
@@ -14,6 +14,7 @@ from mixseek.stats.significance import paired_permutation_test, sign_test
 from mixseek.tasksets.tasks import TaskSet
 
 LEVEL = 0.95
+ALPHA = 0.05  # a paired p below it is significant: `--fail-if-worse` fails
 SAMPLES = 2000
 EXCERPT_CHARS = 120
 
@@ -68,6 +69,19 @@ class TeamResult:
     score: Interval
     rank: Interval
 
+    def as_json(self) -> dict[str, Any]:
+        scores = {
+            "win_rate": vars(self.win_rate),
+            "mean_score": vars(self.score),
+            "mean_rank": vars(self.rank),
+        }
+        return {
+            "team_id": self.team_id,
+            "team_name": self.team_name,
+            "runs": self.runs,
+            "wins": self.wins,
+        } | scores
+
 
 @dataclass(frozen=True)
 class PairResult:
@@ -88,6 +102,31 @@ class PairResult:
 
     def sign_json(self) -> dict[str, Any]:
         return {k: v for k, v in vars(self).items() if k not in ("mean_difference", "paired_p")}
+
+    def paired_json(self) -> dict[str, Any]:
+        tasks = self.task_wins + self.task_losses + self.task_ties
+        return {"team": self.team, "opponent": self.opponent, "tasks": tasks} | {
+            "mean_difference": self.mean_difference,
+            "p_value": self.paired_p,
+        }
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    """A team's per-task mean score minus the baseline bench's: mean with interval, and the paired p."""
+
+    team_id: str
+    tasks: int
+    difference: Interval
+    p_value: float
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "team_id": self.team_id,
+            "tasks": self.tasks,
+            "difference": vars(self.difference),
+            "p_value": self.p_value,
+        }
 
 
 @dataclass(frozen=True)
@@ -114,6 +153,8 @@ class BenchReport:
     outcomes: list[RunOutcome]
     missing: int
     names: dict[str, str] = field(default_factory=dict)
+    baseline_id: str | None = None
+    baseline: list[BaselineResult] = field(default_factory=list)
 
     @property
     def planned(self) -> int:
@@ -137,6 +178,17 @@ class BenchReport:
             return ExitCode.PARTIAL_FAILURE
         return ExitCode.SUCCESS
 
+    def worse(self, team_id: str) -> str | None:
+        """The line `--fail-if-worse` ends with: `team_id` scored significantly lower than the baseline."""
+        for b in self.baseline:
+            if b.team_id == team_id and b.p_value < ALPHA and b.difference.mean < 0:
+                d = b.difference
+                return (
+                    f"worse: team {team_id} scored {-d.mean:.3g} lower than bench {self.baseline_id} "
+                    f"({LEVEL:.0%} CI {d.low:.3g} to {d.high:.3g}, p = {b.p_value:.3g})"
+                )
+        return None
+
     def as_json(self) -> dict[str, Any]:
         """The report as one JSON document (`mixseek bench -f json`); model text kept exact."""
         return {
@@ -158,24 +210,12 @@ class BenchReport:
                 "sign_test_unit": "task",
                 "paired_test": "permutation of per-task mean score differences (exact up to 24 tasks)",
             },
-            "teams": [
-                {
-                    "team_id": t.team_id,
-                    "team_name": t.team_name,
-                    "runs": t.runs,
-                    "wins": t.wins,
-                    "win_rate": vars(t.win_rate),
-                    "mean_score": vars(t.score),
-                    "mean_rank": vars(t.rank),
-                }
-                for t in self.teams
-            ],
+            "teams": [t.as_json() for t in self.teams],
             "pairwise": [p.sign_json() for p in self.pairs],
-            "paired_tests": [
-                {"team": p.team, "opponent": p.opponent, "tasks": p.task_wins + p.task_losses + p.task_ties}
-                | {"mean_difference": p.mean_difference, "p_value": p.paired_p}
-                for p in self.pairs
-            ],
+            "paired_tests": [p.paired_json() for p in self.pairs],
+            "baseline": None
+            if self.baseline_id is None
+            else {"bench_id": self.baseline_id, "teams": [b.as_json() for b in self.baseline]},
             "tags": [
                 {"tag": g.name, "runs": g.runs, "mean_scores": g.mean_scores, "winners": g.winners}
                 for g in self.tags
@@ -316,3 +356,17 @@ def build_report(
         missing,
         names,
     )
+
+
+def compare(current: BenchReport, baseline: BenchReport) -> BenchReport:
+    """`current` with each team's per-task mean score differences from `baseline` (same tasks)."""
+    old = {g.name: g.mean_scores for g in baseline.tasks if g.runs}
+    results = []
+    for team in current.teams:
+        t = team.team_id
+        diffs = [
+            g.mean_scores[t] - old[g.name][t] for g in current.tasks if g.runs and t in old.get(g.name, {})
+        ]
+        if diffs:
+            results.append(BaselineResult(t, len(diffs), Interval.of(diffs), paired_permutation_test(diffs)))
+    return replace(current, baseline_id=baseline.bench_id, baseline=results)

@@ -54,14 +54,7 @@ async def open_bench(
         found = await benches.get_bench(bench_id)
         assert found is not None
         return found
-    record = await benches.get_bench(resume)
-    if record is None:
-        raise InputError(f"--resume: no bench {resume!r} in {store.location}")
-    if record.tasks_sha256 != tasks.sha256:
-        raise InputError(
-            f"{tasks.path}: not the task file bench {resume} ran ({record.tasks_file}, "
-            f"sha256 {record.tasks_sha256[:12]}…); resume it with that file unchanged"
-        )
+    record = await stored_bench(store, tasks, resume, "--resume")
     if repeats is not None and repeats < record.repeats:
         raise InputError(
             f"--repeat: bench {resume} already runs {record.repeats} repeat(s); give {record.repeats} or "
@@ -70,6 +63,23 @@ async def open_bench(
     if repeats is not None and repeats > record.repeats:  # more repeats: only the new pairs will run
         await benches.set_repeats(resume, repeats)
         record = replace(record, repeats=repeats)
+    return record
+
+
+async def stored_bench(store: AggregationStore, tasks: TaskSet, bench_id: str, option: str) -> BenchRecord:
+    """The stored bench `bench_id`, refused (naming `option`) unless it ran this task file's content."""
+    record = await BenchStore(store).get_bench(bench_id)
+    if record is None:
+        raise InputError(f"{option}: no bench {bench_id!r} in {store.location}")
+    if record.tasks_sha256 != tasks.sha256:
+        ran = f"({record.tasks_file}, sha256 {record.tasks_sha256[:12]}…)"
+        if option == "--baseline":
+            raise InputError(
+                f"--baseline: bench {bench_id} ran other tasks {ran}; compare benches of one task file"
+            )
+        raise InputError(
+            f"{tasks.path}: not the task file bench {bench_id} ran {ran}; resume it with that file unchanged"
+        )
     return record
 
 
