@@ -90,7 +90,7 @@ def test_a_judge_that_is_a_teams_model_prefers_that_team(tmp_path: Path, runner:
         return await leader.function(messages, info)  # type: ignore[misc, no-any-return]
 
     execution_id, stderr = run(runner, ws, {"script:leader-beta": FunctionModel(both, model_name="beta")})
-    assert stderr is not None  # WARNPLACEHOLDER
+    assert "judge model script:leader-beta is also team beta's model" in stderr
     bias = shown_bias(runner, ws, execution_id)
     assert bias["own_teams"] == ["beta"]
     assert (bias["own_wins"]["k"], bias["own_wins"]["n"]) == (2, 2)

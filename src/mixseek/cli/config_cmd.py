@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mixseek.cli.console import print_line, stdout_console
-from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, report, warn_problems
 from mixseek.cli.options import OrchestratorOption, WorkspaceOption
 from mixseek.cli.render import check_output_format, print_json
 from mixseek.config.scaffold import CONFIG_KINDS, DEFAULT_SAMPLE_MODEL, check_language, write_config_kind
@@ -192,6 +192,7 @@ def config_validate(workspace: WorkspaceOption = None, config: OrchestratorOptio
     if loaded is None or problems.errors:
         print_line(f"{len(problems.errors)} problem(s) found", err=True)
         raise typer.Exit(EXIT_FAILURE)
+    warn_problems(loaded.self_judges())
     missing = [row for row in _credential_rows(loaded) if row["value"] == "(not set)"]
     for row in missing:
         print_line(

@@ -65,6 +65,12 @@ def refuse_problems(problems: Sequence[ConfigError]) -> None:
         raise typer.Exit(EXIT_FAILURE)
 
 
+def warn_problems(problems: Sequence[ConfigError]) -> None:
+    """Each problem as a `warning:` line on stderr; the command goes on."""
+    for problem in problems:
+        print_line(f"warning: {problem}", err=True)
+
+
 def describe_os_error(exc: OSError) -> str:
     """`<file>: <reason>`, e.g. `/ws/logs: Read-only file system`."""
     return f"{exc.filename}: {exc.strerror or exc}"

@@ -22,7 +22,7 @@ from mixseek.cli.engine_options import (
     WorkersOption,
     this_program,
 )
-from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report
+from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report, warn_problems
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts, say_on_interrupt
 from mixseek.cli.json_stderr import JsonLines, use_json_stderr
 from mixseek.cli.loading_guard import NOTHING_STARTED
@@ -118,6 +118,7 @@ def exec_command(
         from mixseek.storage.health import check_store
 
         loaded = apply_otel(load_execution_config(ws, config), otel, otel_content)  # as `load_workspace` does
+        warn_problems(loaded.self_judges())
         if dry_run:
             _dry_run(loaded, output_format)
             return

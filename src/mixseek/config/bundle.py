@@ -22,6 +22,7 @@ from mixseek.config.timezone import check_timezone_env
 from mixseek.config.workflow_models import AgentExecutorConfig, FunctionExecutorConfig
 from mixseek.config.workspace import Workspace
 from mixseek.errors import ConfigError, MixseekError
+from mixseek.llm.model_string import teams_using
 
 T = TypeVar("T")
 
@@ -180,6 +181,25 @@ class ExecutionConfig:
         if self.pairwise.value.enabled:
             yield self.pairwise.value.model, "pairwise judge", *_settings_site(self.pairwise, "pairwise")
 
+    def self_judges(self) -> list[ConfigError]:
+        """Judges (evaluator metrics', the pairwise one) whose model is a team's too, unless allowed."""
+        mode = self.orchestrator.value.self_judging
+        teams = {e.config.team_id: e.config.model_dump(mode="json") for e in self.teams}
+        sites = [
+            s for s in self.model_sites() if s.role.startswith("evaluator") or s.role == "pairwise judge"
+        ]
+        tail = ": its verdicts may prefer its own answers" + (
+            ' (self_judging = "refuse")' if mode == "refuse" else ""
+        )
+        found: dict[tuple[str, str | None], ConfigError] = {}
+        for s in sites:
+            if mode != "allow" and (own := teams_using(s.model, teams)):
+                whose = f"team {own[0]}'s model" if len(own) == 1 else f"the model of teams {', '.join(own)}"
+                found[s.source, s.key] = ConfigError(
+                    s.source, s.key, f"judge model {s.model} is also {whose}{tail}"
+                )
+        return list(found.values())
+
     def function_sites(self) -> Iterator[FunctionSite]:
         """Every workflow function executor named by text, resolved as the team resolves it."""
         for entry in self.teams:
@@ -281,6 +301,9 @@ def collect_execution_config(
     ):
         return None, problems
     config = ExecutionConfig(workspace, orchestrator, teams, evaluator, judgment, prompt_builder, pairwise)
+    if orchestrator.value.self_judging == "refuse" and (refused := config.self_judges()):
+        problems.errors.extend(refused)
+        return None, problems
     return config, problems
 
 

@@ -13,8 +13,9 @@ NO_TEAMS = 'at least one [[orchestrator.teams]] entry with config = "path" is re
 
 TelemetryMode = Literal["off", "console", "otlp", "logfire"]
 """Where OpenTelemetry spans go (`mixseek.telemetry` acts on it)."""
-NOT_COMPARED = {"telemetry", "telemetry_content", "engine"}
-"""Settings that change nothing a resume or a worker would redo: where spans go, their text, the engine."""
+NOT_COMPARED = {"telemetry", "telemetry_content", "engine", "self_judging"}
+"""Settings that change nothing a resume or a worker would redo: where spans go, their text, the engine,
+a check at load."""
 
 
 class TeamReference(BaseModel):
@@ -61,6 +62,8 @@ class OrchestratorSettings(MixseekSettings):
     """Where OpenTelemetry spans go (`mixseek.telemetry`); `mixseek exec --otel` wins over it."""
     telemetry_content: Literal["on", "off"] = "on"
     """"off": spans carry no prompt, answer, comment, tool argument or error text (`--otel-content`)."""
+    self_judging: Literal["allow", "warn", "refuse"] = "warn"
+    """A judge (evaluator metric, pairwise judge) whose model is a team's too: allowed, warned of, refused."""
     evaluator_config: str = "evaluator.toml"
     judgment_config: str = "judgment.toml"
     pairwise_config: str = "pairwise.toml"
