@@ -1,17 +1,23 @@
-"""Bradley–Terry strengths from pairwise verdicts (minorise–maximise, a tie half a win each; `prior` virtual
-ties against an anchor of strength 1 keep every strength finite) with bootstrap intervals, as centred logs."""
+"""Bradley–Terry strengths from pairwise verdicts (a tie half a win each; `prior` virtual ties against an
+anchor of strength 1 keep every strength finite) with bootstrap intervals, as centred logs. Fitted as a
+logistic regression by Newton's method, every bootstrap sample at once; covariates (style control) fit too."""
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from mixseek.stats.resampling import percentile
 
-MAX_ITERATIONS = 2000
-TOLERANCE = 1e-9
+MAX_ITERATIONS = 100
+TOLERANCE = 1e-4  # on the last Newton step: converging quadratically, the error left is about its square
+MAX_STEP = 2.0  # a longer Newton step is shortened: far from the optimum a full one can overshoot
+RIDGE = (
+    1e-9  # on covariate effects only: a covariate that never varies gets an effect of 0, not a singular fit
+)
 
 
 @dataclass(frozen=True)
@@ -40,41 +46,154 @@ class Strength:
     matches: int
 
 
-def fit_strengths(
-    items: Sequence[str], comparisons: Sequence[Comparison], *, prior: float = 1.0
-) -> dict[str, float]:
-    """Centred log-strengths of `items` from `comparisons` (which may name only these items)."""
-    if prior <= 0:
-        raise ValueError("prior must be positive")
+@dataclass(frozen=True)
+class _Cells:
+    """Flat indices, for every bootstrap sample, that sum a (samples × comparisons) array by team and by
+    pair (bincount) and put the pairs' sums into the flattened information matrices."""
+
+    first: np.ndarray
+    second: np.ndarray
+    pairs: np.ndarray
+    upper: np.ndarray
+    lower: np.ndarray
+
+
+def _logistic(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-x), in place: x is a fresh array."""
+    np.negative(x, out=x)
+    np.exp(x, out=x)
+    x += 1.0
+    np.reciprocal(x, out=x)
+    return x
+
+
+@dataclass(frozen=True)
+class _Design:
+    """The comparisons as arrays: who played first and second, the outcome, the covariates' row each."""
+
+    k: int
+    first: np.ndarray
+    second: np.ndarray
+    outcome: np.ndarray
+    covariates: np.ndarray
+
+    def fit(self, weights: np.ndarray, prior: float, start: np.ndarray | None = None) -> np.ndarray:
+        """Maximum-likelihood coefficients, one row per row of `weights` (how often each comparison counts):
+        the k log-strengths (anchor 0), then the covariates' effects."""
+        k, rows, samples = self.k, len(self.first), len(weights)
+        n = k + self.covariates.shape[1]
+        theta = np.zeros((samples, n)) if start is None else np.tile(start, (samples, 1))
+        design = np.zeros((rows, n))
+        design[np.arange(rows), self.first] = 1.0
+        design[np.arange(rows), self.second] = -1.0
+        design[:, k:] = self.covariates
+        cells = self._cells(samples, n)
+        info = np.zeros((samples, n, n))  # rewritten in place: the cells no pair fills stay 0
+        for _ in range(MAX_ITERATIONS):
+            p = _logistic(theta @ design.T)
+            anchor = _logistic(theta[:, :k].copy())
+            residual = weights * (self.outcome - p)
+            gradient = np.hstack(
+                [self._by_team(cells, residual, -1.0) + prior * (0.5 - anchor), residual @ self.covariates]
+            )
+            p *= 1.0 - p
+            p *= weights
+            self._information(info, p, design, cells)
+            info[:, np.arange(k), np.arange(k)] += prior * anchor * (1.0 - anchor)
+            step = np.linalg.solve(info.transpose(0, 2, 1), gradient[..., None])[
+                ..., 0
+            ]  # symmetric: faster so
+            longest = np.abs(step).max(axis=1, initial=0.0)
+            theta += step * np.minimum(1.0, MAX_STEP / np.maximum(longest, MAX_STEP))[:, None]
+            if longest.max(initial=0.0) < TOLERANCE:
+                break
+        return theta
+
+    def _cells(self, samples: int, n: int) -> _Cells:
+        k, sample = self.k, np.arange(samples)[:, None]
+        low, high = np.minimum(self.first, self.second), np.maximum(self.first, self.second)
+        pair, group = np.unique(low * k + high, return_inverse=True)
+        low, high = pair // k, pair % k
+        return _Cells(
+            first=(sample * k + self.first).ravel(),
+            second=(sample * k + self.second).ravel(),
+            pairs=(sample * len(pair) + group.reshape(-1)).ravel(),
+            upper=(sample * n * n + low * n + high).ravel(),
+            lower=(sample * n * n + high * n + low).ravel(),
+        )
+
+    def _by_team(self, cells: _Cells, values: np.ndarray, sign: float) -> np.ndarray:
+        """Per sample and team, the sum of `values` over its comparisons (`sign` times it when second)."""
+        size = len(values) * self.k
+        total = np.bincount(cells.first, values.ravel(), size) + sign * np.bincount(
+            cells.second, values.ravel(), size
+        )
+        return total.reshape(len(values), self.k)
+
+    def _information(self, info: np.ndarray, d: np.ndarray, design: np.ndarray, cells: _Cells) -> None:
+        """Into `info`: the observed information (minus the log-likelihood's Hessian, plus the ridge)."""
+        n, k = design.shape[1], self.k
+        by_pair = -np.bincount(cells.pairs, d.ravel(), len(cells.upper))
+        info.reshape(-1)[cells.upper] = by_pair
+        info.reshape(-1)[cells.lower] = by_pair
+        info[:, np.arange(k), np.arange(k)] = self._by_team(cells, d, 1.0)
+        for j in range(k, n):
+            column = d @ (design[:, j : j + 1] * design)
+            info[:, :, j] = column
+            info[:, j, :] = column
+            info[:, j, j] += RIDGE
+
+
+def _design(
+    items: Sequence[str], comparisons: Sequence[Comparison], covariates: Sequence[Sequence[float]] | None
+) -> _Design:
     index = {item: i for i, item in enumerate(items)}
     if len(index) != len(items):
         raise ValueError("items must be distinct")
-    k = len(items)
-    wins = [prior / 2] * k
-    games: dict[tuple[int, int], float] = {}
-    for c in comparisons:
-        a, b = index[c.first], index[c.second]
-        wins[a] += c.outcome
-        wins[b] += 1.0 - c.outcome
-        key = (a, b) if a < b else (b, a)
-        games[key] = games.get(key, 0.0) + 1.0
-    opponents: list[list[tuple[int, float]]] = [[] for _ in range(k)]
-    for (a, b), n in games.items():
-        opponents[a].append((b, n))
-        opponents[b].append((a, n))
-    p = [1.0] * k
-    for _ in range(MAX_ITERATIONS):
-        updated = []
-        for i in range(k):
-            denominator = prior / (p[i] + 1.0) + sum(n / (p[i] + p[j]) for j, n in opponents[i])
-            updated.append(wins[i] / denominator)
-        change = max(abs(math.log(u) - math.log(v)) for u, v in zip(updated, p, strict=True)) if k else 0.0
-        p = updated
-        if change < TOLERANCE:
-            break
-    logs = [math.log(v) for v in p]
-    centre = sum(logs) / k if k else 0.0
-    return {item: logs[i] - centre for item, i in index.items()}
+    rows = np.asarray(covariates if covariates is not None else [[]] * len(comparisons), dtype=float)
+    if len(rows) != len(comparisons):
+        raise ValueError("one row of covariates per comparison")
+    return _Design(
+        k=len(items),
+        first=np.array([index[c.first] for c in comparisons], dtype=np.intp),
+        second=np.array([index[c.second] for c in comparisons], dtype=np.intp),
+        outcome=np.array([c.outcome for c in comparisons], dtype=float),
+        covariates=rows.reshape(len(comparisons), -1),
+    )
+
+
+def _centred(theta: np.ndarray, k: int) -> np.ndarray:
+    centred: np.ndarray = theta[..., :k] - theta[..., :k].mean(axis=-1, keepdims=True)
+    return centred
+
+
+def fit_strengths(
+    items: Sequence[str],
+    comparisons: Sequence[Comparison],
+    *,
+    prior: float = 1.0,
+    covariates: Sequence[Sequence[float]] | None = None,
+) -> dict[str, float]:
+    """Centred log-strengths of `items` from `comparisons` (which may name only these items); with
+    `covariates` (a row per comparison: its first's features minus its second's), their effect removed."""
+    if prior <= 0:
+        raise ValueError("prior must be positive")
+    design = _design(items, comparisons, covariates)
+    if not items:
+        return {}
+    theta = design.fit(np.ones((1, len(comparisons))), prior)
+    return dict(zip(items, _centred(theta, design.k)[0].tolist(), strict=True))
+
+
+def resample_counts(seed: int, rows: int, samples: int) -> np.ndarray:
+    """How often each of `rows` comparisons is drawn in each bootstrap sample: exactly the draws of
+    `random.Random(seed).choices`, made by numpy's Mersenne Twister from the same state."""
+    state = random.Random(seed).getstate()[1]
+    twister = np.random.RandomState()
+    twister.set_state(("MT19937", np.array(state[:-1], dtype=np.uint32), int(state[-1]), 0, 0.0))
+    draws = np.floor(twister.random_sample((samples, rows)) * float(rows)).astype(np.intp)
+    cells = (draws + rows * np.arange(samples)[:, None]).ravel()
+    return np.bincount(cells, minlength=samples * rows).reshape(samples, rows).astype(float)
 
 
 def bradley_terry(
@@ -85,37 +204,34 @@ def bradley_terry(
     level: float = 0.95,
     seed: int = 0,
     prior: float = 1.0,
+    covariates: Sequence[Sequence[float]] | None = None,
 ) -> list[Strength]:
     """Strengths with percentile-bootstrap intervals (comparisons resampled), strongest first."""
-    point = fit_strengths(items, comparisons, prior=prior)
-    draws: dict[str, list[float]] = {item: [] for item in items}
-    rng = random.Random(seed)
-    if comparisons:
-        for _ in range(samples):
-            resampled = rng.choices(comparisons, k=len(comparisons))
-            for item, value in fit_strengths(items, resampled, prior=prior).items():
-                draws[item].append(value)
+    if prior <= 0:
+        raise ValueError("prior must be positive")
+    design = _design(items, comparisons, covariates)
+    k = design.k
+    if not k:
+        return []
+    start = design.fit(np.ones((1, len(comparisons))), prior)
+    point = _centred(start, k)[0].tolist()
+    draws = np.array([point])
+    if comparisons and samples:
+        weights = resample_counts(seed, len(comparisons), samples)
+        draws = np.sort(_centred(design.fit(weights, prior, start[0]), k), axis=0)
     tail = (1.0 - level) / 2
-    won: dict[str, float] = dict.fromkeys(items, 0.0)
-    played: dict[str, int] = dict.fromkeys(items, 0)
-    for c in comparisons:
-        won[c.first] += c.outcome
-        won[c.second] += 1.0 - c.outcome
-        played[c.first] += 1
-        played[c.second] += 1
-    order = sorted(items, key=lambda item: (-point[item], item))
-    result = []
-    for rank, item in enumerate(order, start=1):
-        values = sorted(draws[item]) or [point[item]]
-        result.append(
-            Strength(
-                item=item,
-                strength=point[item],
-                low=percentile(values, tail),
-                high=percentile(values, 1.0 - tail),
-                rank=rank,
-                wins=won[item],
-                matches=played[item],
-            )
+    won = np.bincount(design.first, design.outcome, k) + np.bincount(design.second, 1.0 - design.outcome, k)
+    played = np.bincount(design.first, minlength=k) + np.bincount(design.second, minlength=k)
+    order = sorted(range(k), key=lambda i: (-round(point[i], 9), items[i]))
+    return [
+        Strength(
+            item=items[i],
+            strength=point[i],
+            low=percentile(draws[:, i].tolist(), tail),
+            high=percentile(draws[:, i].tolist(), 1.0 - tail),
+            rank=rank,
+            wins=float(won[i]),
+            matches=int(played[i]),
         )
-    return result
+        for rank, i in enumerate(order, start=1)
+    ]
