@@ -309,8 +309,7 @@ def read_execution(conn: Conn, execution_id: str) -> ExecutionView | None:
         board, statuses = rows.leader_board_dicts(conn, execution_id), rows.round_statuses(conn, execution_id)
         ranking = rows.ranking(conn, execution_id)
         view = execution_view(record, board, statuses, ranking, members, usage_breakdown(conn, execution_id))
-        pairwise = read_pairwise(conn, record)
-        return view if pairwise is None else view.model_copy(update={"pairwise": pairwise})
+        return _with_pairwise(conn, record, view)
 
     return in_snapshot(conn, read)
 
@@ -371,7 +370,7 @@ def _outline(conn: Conn, record: ExecutionRecord) -> ExecutionView:
     counts: dict[Key, tuple[int, int]] = {}
     for team_id, number, statuses, answers in conn.execute(sql.OUTLINE_MEMBERS, [execution_id]).fetchall():
         members[team_id, number], counts[team_id, number] = _outline_members(statuses, answers)
-    return execution_view(
+    view = execution_view(
         record,
         board,
         _outline_statuses(conn, execution_id),
@@ -381,6 +380,13 @@ def _outline(conn: Conn, record: ExecutionRecord) -> ExecutionView:
         member_counts=counts,
         best_from=best_from,
     )
+    return _with_pairwise(conn, record, view)
+
+
+def _with_pairwise(conn: Conn, record: ExecutionRecord, view: ExecutionView) -> ExecutionView:
+    """`view` with the execution's pairwise stage, when it had one (the dashboard shows its judge's bias)."""
+    pairwise = read_pairwise(conn, record)
+    return view if pairwise is None else view.model_copy(update={"pairwise": pairwise})
 
 
 def _progress(conn: Conn, record: ExecutionRecord) -> ExecutionProgress:
