@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mixseek.stats.judge_bias import flip_rate, rate, wilson, won_by
+from mixseek.stats.judge_bias import flip_rate, pooled, rate, wilson, won_by
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,8 @@ def test_won_by_counts_decisive_matches_where_one_side_has_the_trait() -> None:
     ]
     got = won_by(matches)
     assert (got.k, got.n) == (2, 3)
+
+
+def test_pooled_adds_the_counts() -> None:
+    assert pooled([rate(1, 4), rate(2, 6)]) == rate(3, 10)
+    assert pooled([]) == rate(0, 0)

@@ -69,3 +69,5 @@ def print_report(console: Console, report: BenchReport) -> None:
             Text(best, justify="left"),
         )
     console.print(tasks)
+    for judged in report.judge_lines():
+        console.print(Text(judged))

@@ -43,6 +43,12 @@ def rate(k: int, n: int) -> Rate:
     return Rate(k, n, k / n if n else None, *wilson(k, n))
 
 
+def pooled(rates: Iterable[Rate]) -> Rate:
+    """The counts of several rates (one judge over several executions) as one rate."""
+    counted = [(r.k, r.n) for r in rates]
+    return rate(sum(k for k, _ in counted), sum(n for _, n in counted))
+
+
 def flip_rate(verdicts: Iterable[tuple[str, str]]) -> Rate:
     """Comparisons whose verdicts in the two orders disagree, of all comparisons (position bias)."""
     pairs = list(verdicts)

@@ -119,4 +119,6 @@ def render_markdown(report: BenchReport) -> str:
         ["Task", "Tags", "Runs", *team_names, "Best answer"],
         [[g.name, ", ".join(g.tags), g.runs, *means(g, team_ids), _best(report, g)] for g in report.tasks],
     )
+    if judged := report.judge_lines():
+        out += ["", "## Judge bias", "", *(f"- {cell(j)}" for j in judged)]
     return "\n".join(out) + "\n"

@@ -9,8 +9,10 @@ from statistics import fmean
 from typing import Any
 
 from mixseek.exit_codes import ExitCode
+from mixseek.stats.judge_bias import Rate, pooled
 from mixseek.stats.resampling import bootstrap_mean_ci
 from mixseek.stats.significance import paired_permutation_test, sign_test
+from mixseek.storage.pairwise_views import JudgeBias
 from mixseek.tasksets.tasks import TaskSet
 
 LEVEL = 0.95
@@ -37,6 +39,7 @@ class RunOutcome:
     scores: Mapping[str, float | None]
     best: Answer | None = None
     degraded: bool = False  # completed, but a judgment failed (`mixseek exec`'s exit code 1)
+    judge: tuple[str, JudgeBias] | None = None  # the pairwise judge's model and its bias
 
     @property
     def scored(self) -> bool:
@@ -164,6 +167,25 @@ class BenchReport:
     def scored(self) -> int:
         return sum(1 for o in self.outcomes if o.scored)
 
+    def judges(self) -> dict[str, dict[str, Rate]]:
+        """Each pairwise judge model's flip and longer-answer win rates, pooled over the runs."""
+        found: dict[str, list[JudgeBias]] = {}
+        for o in self.outcomes:
+            if o.judge is not None:
+                found.setdefault(o.judge[0], []).append(o.judge[1])
+        return {
+            m: {"flips": pooled(b.flips for b in bs), "longer_wins": pooled(b.longer_wins for b in bs)}
+            for m, bs in found.items()
+        }
+
+    def judge_lines(self) -> list[str]:
+        """One line per pairwise judge model, for text, Markdown and HTML."""
+        return [
+            f"judge {m}: verdict flipped with the order {j['flips'].text()}; "
+            f"longer submission won {j['longer_wins'].text()}"
+            for m, j in self.judges().items()
+        ]
+
     def unclean(self) -> str:
         """How the runs that did not end cleanly ended, e.g. `2 failed, 1 degraded` ('' if none)."""
         ended = [o.status if o.status != "completed" else "degraded" for o in self.outcomes if not o.clean]
@@ -212,6 +234,7 @@ class BenchReport:
             },
             "teams": [t.as_json() for t in self.teams],
             "pairwise": [p.sign_json() for p in self.pairs],
+            "judge_bias": {m: {k: vars(r) for k, r in j.items()} for m, j in self.judges().items()},
             "paired_tests": [p.paired_json() for p in self.pairs],
             "baseline": None
             if self.baseline_id is None

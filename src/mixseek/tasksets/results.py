@@ -5,6 +5,8 @@ from __future__ import annotations
 from mixseek.orchestrator.orchestrator import RESUMABLE_STATUSES
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.bench_store import BenchRecord, BenchStore
+from mixseek.storage.models import ExecutionRecord
+from mixseek.storage.pairwise_views import PairwiseView
 from mixseek.storage.views import BestSubmission
 from mixseek.tasksets.report import Answer, RunOutcome
 from mixseek.tasksets.runner import plan
@@ -28,6 +30,7 @@ async def collect(
         ranking = await store.get_ranking(run.execution_id)
         best = BestSubmission.from_board(ranking, await store.get_leader_board(run.execution_id))
         names.update({entry.team_id: entry.team_name for entry in ranking})
+        judged = await _pairwise(store, record)
         outcomes.append(
             RunOutcome(
                 task.task_id,
@@ -37,6 +40,15 @@ async def collect(
                 {entry.team_id: entry.max_score for entry in ranking},
                 Answer(best.team_id, best.score, best.content) if best is not None else None,
                 degraded=bool((record.summary or {}).get("degraded_reasons")),
+                judge=(judged.model, judged.bias) if judged is not None and judged.bias is not None else None,
             )
         )
     return outcomes, missing, names
+
+
+async def _pairwise(store: AggregationStore, record: ExecutionRecord) -> PairwiseView | None:
+    """The execution's pairwise stage, whose judge's bias the report pools; None without one."""
+    if "pairwise" not in (record.summary or {}):
+        return None
+    view = await store.get_execution_view(record.execution_id)
+    return view.pairwise if view is not None else None
