@@ -110,6 +110,10 @@ def test_hand_checked_two_teams_with_a_length_covariate() -> None:
     assert plain["a"] - plain["b"] == pytest.approx(math.log(5 / 3), abs=1e-4)
 
 
+def test_no_comparisons_with_covariates_ranks_no_one_apart() -> None:
+    assert [s.strength for s in bradley_terry(["a", "b"], [], covariates=[])] == [0.0, 0.0]
+
+
 def test_one_row_of_covariates_per_comparison() -> None:
     with pytest.raises(ValueError, match="one row of covariates per comparison"):
         fit_strengths(["a", "b"], [Comparison("a", "b", 1.0)], covariates=[[1.0], [2.0]])

@@ -128,6 +128,13 @@ def _pairwise_markdown(view: ExecutionView) -> list[str]:
     out = ["## Pairwise ranking", "", line(pairwise_rows.heading(pairwise)), ""]
     if pairwise.ranking:
         out += [*table(pairwise_rows.STANDING_HEADERS, pairwise_rows.standing_rows(pairwise)), ""]
+    if controlled := pairwise_rows.standing_rows(pairwise, controlled=True):
+        out += [
+            f"### {pairwise_rows.CONTROLLED_TITLE}",
+            "",
+            *table(pairwise_rows.STANDING_HEADERS, controlled),
+            "",
+        ]
     if pairwise.comparisons:
         rows = [
             [*row, c.reasoning_a_first, c.reasoning_b_first]

@@ -62,6 +62,9 @@ def _pairwise_lines(pairwise: PairwiseView) -> list[str]:
         lines += columns([pairwise_rows.COMPARISON_HEADERS, *comparisons], indent="  ")
     elif comparisons:
         lines.append(f"  {len(comparisons)} comparisons (all of them in 'mixseek runs export')")
+    if controlled := pairwise_rows.standing_rows(pairwise, controlled=True):
+        lines.append(f"  {pairwise_rows.CONTROLLED_TITLE.lower()}:")
+        lines += columns([pairwise_rows.STANDING_HEADERS, *controlled], indent="    ")
     bias = pairwise_rows.bias_lines(pairwise)
     return lines + (["  judge bias:", *(f"    {b}" for b in bias)] if bias else [])
 

@@ -32,6 +32,9 @@ class PairwiseSettings(MixseekSettings):
     """At most this many comparisons (each is two model calls, one per order). None: the
     schedule's own size (for Swiss, ceil(log2 T) rounds)."""
     bootstrap_samples: int = Field(default=1000, ge=0, le=100_000)
+    ranking: Literal["plain", "length_controlled"] = "plain"
+    """The stored final ranking: Bradley–Terry, or with the submissions' length and Markdown differences as
+    covariates (style control), their effect removed. Both are shown either way."""
     seed: int = 0
     temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, gt=0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import KW_ONLY, InitVar, dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic_ai import UsageLimitExceeded
@@ -18,8 +19,13 @@ from mixseek.llm.usage import usage_from_dict
 from mixseek.orchestrator.events import EventBus, PairwiseCompared, PairwiseFinished, PairwiseStarted
 from mixseek.orchestrator.pairwise_judge import PairwiseJudge, PairwiseJudgeError, swap_outcome
 from mixseek.orchestrator.pairwise_schedule import Pair, round_robin, swiss_round, top_k
-from mixseek.stats.bradley_terry import Comparison, bradley_terry
-from mixseek.storage.pairwise_views import PairwiseComparison, PairwiseStanding, PairwiseStatus, PairwiseView
+from mixseek.storage.pairwise_views import (
+    PairwiseComparison,
+    PairwiseStanding,
+    PairwiseStatus,
+    PairwiseView,
+    pairwise_standings,
+)
 from mixseek.storage.protocol import Store
 
 _Play = Callable[[Sequence[Pair], int], Awaitable[None]]
@@ -101,8 +107,8 @@ class PairwiseStage:
             pairs = round_robin(teams) if s.schedule == "round_robin" else top_k(teams, s.top_k)
             await play(pairs[: progress.planned], 1)
         comparisons = sorted(progress.stored.values(), key=lambda c: (c.sequence, c.team_a, c.team_b))
-        ranking = self._rank(entrants, comparisons)
-        await self.store.save_pairwise_ranking(execution_id, ranking)
+        standings = self._rank(entrants, comparisons)
+        await self.store.save_pairwise_ranking(execution_id, standings["ranking"])
         if progress.errors and not progress.stopped:
             progress.status = "failed"
             progress.detail = f"{progress.failed} comparison(s) failed: {progress.errors[0]}"
@@ -111,8 +117,8 @@ class PairwiseStage:
             progress.detail,
             planned=progress.planned,
             failed=progress.failed,
-            ranking=ranking,
             comparisons=comparisons,
+            **standings,
         )
         self.events.emit(
             PairwiseFinished(
@@ -120,7 +126,7 @@ class PairwiseStage:
                 status=view.status,
                 detail=view.detail,
                 comparisons=view.done,
-                leader=ranking[0].team_id if ranking else None,
+                leader=view.ranking[0].team_id if view.ranking else None,
             )
         )
         return view
@@ -197,36 +203,26 @@ class PairwiseStage:
 
     def _rank(
         self, entrants: Sequence[Entrant], comparisons: Sequence[PairwiseComparison]
-    ) -> list[PairwiseStanding]:
-        """Strengths of the teams that met at least once (one never compared has no evidence)."""
-        by_id = {e.team_id: e for e in entrants}
-        compared = {t for c in comparisons for t in (c.team_a, c.team_b)}
-        strengths = bradley_terry(
-            [e.team_id for e in entrants if e.team_id in compared],
-            [Comparison(c.team_a, c.team_b, c.outcome) for c in comparisons],
-            samples=self.settings.bootstrap_samples,
-            seed=self.settings.seed,
-        )
-        return [
-            PairwiseStanding(
-                rank=st.rank,
-                team_id=st.item,
-                team_name=by_id[st.item].team_name,
-                strength=round(st.strength, 6),
-                ci_low=round(st.low, 6),
-                ci_high=round(st.high, 6),
-                wins=st.wins,
-                matches=st.matches,
-                score_rank=by_id[st.item].score_rank,
-            )
-            for st in strengths
-        ]
+    ) -> dict[str, list[PairwiseStanding]]:
+        """The stored `ranking` (`[pairwise] ranking` picks it) and the length-`controlled` one, of the teams
+        that met at least once (one never compared has no evidence)."""
+        teams = {e.team_id: (e.team_name, e.score_rank) for e in entrants}
+        s = self.settings
+        fit = partial(pairwise_standings, comparisons, teams, samples=s.bootstrap_samples, seed=s.seed)
+        controlled = fit(texts={(e.team_id, e.round_number): e.content for e in entrants})
+        plain = controlled if s.ranking == "length_controlled" else fit()
+        return {"ranking": plain, "controlled": controlled}
 
     def _view(self, status: PairwiseStatus, detail: str | None, **counts: Any) -> PairwiseView:
         model = self.settings.model
         name = model if isinstance(model, str) else type(model).__name__
         return PairwiseView(
-            status=status, detail=detail, model=name, schedule=self.settings.schedule, **counts
+            status=status,
+            detail=detail,
+            model=name,
+            schedule=self.settings.schedule,
+            ranked_by=self.settings.ranking,
+            **counts,
         )
 
     async def _catch_up_ledger(self, execution_id: str) -> None:

@@ -44,6 +44,8 @@ def render_html_report(view: ExecutionView) -> str:
             "heading": pairwise_rows.heading(pairwise),
             "standing_headers": pairwise_rows.STANDING_HEADERS,
             "standings": pairwise_rows.standing_rows(pairwise),
+            "controlled_title": pairwise_rows.CONTROLLED_TITLE,
+            "controlled": pairwise_rows.standing_rows(pairwise, controlled=True),
             "comparison_headers": pairwise_rows.COMPARISON_HEADERS,
             "bias": pairwise_rows.bias_lines(pairwise),
             "comparisons": list(

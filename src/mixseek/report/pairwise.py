@@ -12,14 +12,19 @@ def heading(pairwise: PairwiseView) -> str:
     """`round_robin, judge openai:gpt-4o: 3 of 3 comparisons, completed (detail)`."""
     status = pairwise.status + (f" ({pairwise.detail})" if pairwise.detail else "")
     judge = f", judge {pairwise.model}" if pairwise.model else ""
-    return f"{pairwise.schedule}{judge}: {pairwise.done} of {pairwise.planned} comparisons, {status}"
+    ranked = ", ranked length-controlled" if pairwise.ranked_by == "length_controlled" else ""
+    return f"{pairwise.schedule}{judge}: {pairwise.done} of {pairwise.planned} comparisons, {status}{ranked}"
+
+
+CONTROLLED_TITLE = "Length-controlled (length and Markdown differences as covariates, their effect removed)"
 
 
 def _number(value: float) -> str:
     return f"{value:+.2f}"
 
 
-def standing_rows(pairwise: PairwiseView) -> list[list[str]]:
+def standing_rows(pairwise: PairwiseView, *, controlled: bool = False) -> list[list[str]]:
+    """The stored final ranking, or the length-controlled one fitted at read time."""
     return [
         [
             str(s.rank),
@@ -30,8 +35,15 @@ def standing_rows(pairwise: PairwiseView) -> list[list[str]]:
             str(s.matches),
             str(s.score_rank) if s.score_rank is not None else "-",
         ]
-        for s in pairwise.ranking
+        for s in (pairwise.controlled if controlled else pairwise.ranking)
     ]
+
+
+def pairwise_tables(pairwise: PairwiseView) -> list[tuple[str, list[list[str]]]]:
+    """The stored ranking and the length-controlled one, each with its title; none before a ranking."""
+    stored = "Bradley–Terry, length-controlled" if pairwise.ranked_by != "plain" else "Bradley–Terry"
+    tables = [(stored, standing_rows(pairwise)), (CONTROLLED_TITLE, standing_rows(pairwise, controlled=True))]
+    return [(title, rows) for title, rows in tables if rows]
 
 
 def _verdict(verdict: str, first: str, second: str) -> str:

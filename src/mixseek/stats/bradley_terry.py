@@ -158,7 +158,7 @@ def _design(
         first=np.array([index[c.first] for c in comparisons], dtype=np.intp),
         second=np.array([index[c.second] for c in comparisons], dtype=np.intp),
         outcome=np.array([c.outcome for c in comparisons], dtype=float),
-        covariates=rows.reshape(len(comparisons), -1),
+        covariates=rows.reshape(len(comparisons), -1) if len(rows) else np.zeros((0, 0)),
     )
 
 

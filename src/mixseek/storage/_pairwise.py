@@ -17,6 +17,7 @@ from mixseek.storage.pairwise_views import (
     PairwiseStanding,
     PairwiseView,
     judge_bias,
+    pairwise_standings,
 )
 
 if TYPE_CHECKING:
@@ -84,8 +85,26 @@ def read_pairwise(conn: Conn, record: ExecutionRecord) -> PairwiseView | None:
     )
     ranking = [PairwiseStanding.model_validate(r) for r in rows.dicts(conn, query, [record.execution_id])]
     bias = _bias(conn, record, str(meta.get("model", "")), ranking, comparisons) if comparisons else None
-    meta.update(ranking=ranking, comparisons=comparisons, bias=bias)
+    controlled = _controlled(conn, record, ranking, comparisons) if ranking and comparisons else []
+    meta.update(ranking=ranking, comparisons=comparisons, bias=bias, controlled=controlled)
     return PairwiseView.model_validate(meta)
+
+
+def _controlled(
+    conn: Conn, record: ExecutionRecord, ranking: list[PairwiseStanding], cs: list[PairwiseComparison]
+) -> list[PairwiseStanding]:
+    """The length-controlled standings, refitted from the stored comparisons and submissions."""
+    query = "SELECT team_id, round_number, submission_content FROM leader_board WHERE execution_id = ?"
+    texts = {(t, r): text or "" for t, r, text in conn.execute(query, [record.execution_id]).fetchall()}
+    settings = record.config.get("pairwise")
+    settings = settings if isinstance(settings, Mapping) else {}
+    return pairwise_standings(
+        cs,
+        {s.team_id: (s.team_name, s.score_rank) for s in ranking},
+        samples=int(settings.get("bootstrap_samples", 1000)),
+        seed=int(settings.get("seed", 0)),
+        texts=texts,
+    )
 
 
 def _bias(

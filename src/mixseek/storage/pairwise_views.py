@@ -74,6 +74,8 @@ class PairwiseView(_PairwiseView):
     planned: int = 0  # comparisons the schedule chose (two model calls each)
     failed: int = 0  # comparisons left out as the judge failed after its retries
     ranking: list[PairwiseStanding] = Field(default_factory=list)
+    ranked_by: Literal["plain", "length_controlled"] = "plain"  # `[pairwise] ranking`: what `ranking` is
+    controlled: list[PairwiseStanding] = Field(default_factory=list)  # length-controlled, fitted at read time
     comparisons: list[PairwiseComparison] = Field(default_factory=list)
     bias: JudgeBias | None = None  # None before any comparison
 
@@ -107,3 +109,46 @@ def judge_bias(
             "own_wins_by_score": won_by(by_score),
         }
     )
+
+
+def pairwise_standings(
+    cs: Sequence[PairwiseComparison],
+    teams: Mapping[str, tuple[str, int | None]],
+    *,
+    samples: int,
+    seed: int,
+    texts: Mapping[tuple[str, int], str] | None = None,
+) -> list[PairwiseStanding]:
+    """Bradley–Terry standings of the `teams` (id: name, place by score) that met; given the submissions'
+    `texts`, length-controlled: their length and Markdown differences are covariates."""
+    from mixseek.stats.bradley_terry import Comparison, bradley_terry  # numpy: only once a ranking is fitted
+    from mixseek.stats.style_control import style_covariates
+
+    cs = [c for c in cs if c.team_a in teams and c.team_b in teams]
+    compared = {t for c in cs for t in (c.team_a, c.team_b)}
+    covariates = None
+    if texts is not None:
+        covariates = style_covariates(
+            (texts.get((c.team_a, c.round_a), ""), texts.get((c.team_b, c.round_b), "")) for c in cs
+        )
+    strengths = bradley_terry(
+        sorted(compared),  # in one order, so the stage and a later read fit alike
+        [Comparison(c.team_a, c.team_b, c.outcome) for c in cs],
+        samples=samples,
+        seed=seed,
+        covariates=covariates,
+    )
+    return [
+        PairwiseStanding(
+            rank=st.rank,
+            team_id=st.item,
+            team_name=teams[st.item][0],
+            strength=round(st.strength, 6),
+            ci_low=round(st.low, 6),
+            ci_high=round(st.high, 6),
+            wins=st.wins,
+            matches=st.matches,
+            score_rank=teams[st.item][1],
+        )
+        for st in strengths
+    ]

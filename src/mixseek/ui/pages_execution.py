@@ -19,7 +19,7 @@ from starlette.routing import BaseRoute, Route
 from mixseek.report import content
 from mixseek.report.charts import score_chart_svg
 from mixseek.report.markdown import render_markdown
-from mixseek.report.pairwise import bias_lines
+from mixseek.report.pairwise import STANDING_HEADERS, bias_lines, pairwise_tables
 from mixseek.runs import UnknownExecution
 from mixseek.storage.views import ExecutionProgress, ExecutionView
 from mixseek.ui.execution_tables import grid_lines, judgment_rows
@@ -66,6 +66,8 @@ def page_context(view: ExecutionView) -> dict[str, Any]:
         "stream_url": f"{base}/stream",
         "submission_url": round_url,
         "judge_bias": bias_lines(view.pairwise) if view.pairwise is not None else [],
+        "pairwise_headers": STANDING_HEADERS,
+        "pairwise_tables": pairwise_tables(view.pairwise) if view.pairwise is not None else [],
     }
 
 
