@@ -108,4 +108,5 @@ def test_a_bad_ranking_value_is_one_line_and_exit_2(tmp_path: Path, runner: CliR
     ws = pairwise_workspace(tmp_path / "ws", 'ranking = "by_vibes"')
     result = runner.invoke(app, ["config", "validate", "-w", str(ws)])
     assert result.exit_code == 2
-    assert "ranking" in result.stderr and "Traceback" not in result.output
+    message = "pairwise.ranking: Input should be 'plain' or 'length_controlled'"
+    assert result.stderr.splitlines()[0] == f"error: {ws}/configs/pairwise.toml: {message}"
