@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from benchrun.test_bench_cli import RUN_BENCH, bench
@@ -178,3 +179,46 @@ def test_baseline_of_other_tasks_or_unknown_bench_or_team_is_one_line_exit_2(
     assert idle.leader_calls == []
     proc = run_bench(ws, six, "--baseline", base, "--fail-if-worse", "alpha")
     assert proc.returncode == 2 and proc.stderr.startswith(f"error: --baseline: bench {base} ran other tasks")
+
+
+def test_cost_latency_and_frontier_in_json_markdown_and_html(ws: Path, tasks: Path) -> None:
+    first = run_bench(ws, tasks, "-f", "json")
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    bench_id = report["bench_id"]
+    # scripted models have no price: cost unknown, no frontier; the rounds' times are measured
+    for team in report["teams"]:
+        assert team["cost"] == {"total": None, "per_task": None} and team["on_frontier"] is False
+        assert 0 <= team["latency_seconds"]["p50"] <= team["latency_seconds"]["p95"]
+    assert report["frontier"] == []
+
+    # known prices and round times, written into the store: each run two calls a team (leader, metric)
+    conn = duckdb.connect(str(ws / "mixseek.db"))
+    conn.execute(
+        "UPDATE model_calls SET cost = "
+        "CASE team_id WHEN 'alpha' THEN 0.03 WHEN 'beta' THEN 0.01 ELSE 0.02 END"
+    )
+    conn.execute(
+        "UPDATE round_status r SET ended_at = started_at + to_seconds((SELECT CASE b.task_id "
+        "WHEN 't1' THEN 1 WHEN 't2' THEN 2 ELSE 4 END FROM bench_runs b "
+        "WHERE b.execution_id = r.execution_id))"
+    )
+    conn.close()
+    again = run_bench(ws, tasks, "--resume", bench_id, "-f", "json")
+    assert again.returncode == 0, again.stderr
+    teams = {t["team_id"]: t for t in json.loads(again.stdout)["teams"]}
+    assert teams["alpha"]["cost"] == {"total": pytest.approx(0.18), "per_task": pytest.approx(0.06)}
+    assert teams["beta"]["cost"] == {"total": pytest.approx(0.06), "per_task": pytest.approx(0.02)}
+    # runs of 1, 2 and 4 s: the median 2, the 95th percentile 2 + 0.9 × (4 - 2)
+    assert teams["gamma"]["latency_seconds"] == {"p50": pytest.approx(2.0), "p95": pytest.approx(3.8)}
+    # alpha scores best (81.7), beta costs least (0.02); gamma (63.3 at 0.04) is beaten by beta on both
+    assert json.loads(again.stdout)["frontier"] == ["alpha", "beta"]
+
+    markdown = run_bench(ws, tasks, "--resume", bench_id, "-f", "markdown").stdout
+    assert "## Cost and latency" in markdown
+    assert "| Alpha | 0.1800 | 0.0600 | 2.00 | 3.80 | yes |" in markdown
+    assert "| Gamma | 0.1200 | 0.0400 | 2.00 | 3.80 |  |" in markdown
+    page = run_bench(ws, tasks, "--resume", bench_id, "-f", "html").stdout
+    assert 'class="frontier-chart"' in page and page.count("<circle ") == 3 and "<polyline points=" in page
+    text = run_bench(ws, tasks, "--resume", bench_id).stdout
+    assert "cost and latency" in text and "0.0600" in text

@@ -6,7 +6,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mixseek.tasksets.markdown import BASELINE_HEADERS, baseline_row, excerpt, means, pair_row, team_row
+from mixseek.tasksets.markdown import (
+    BASELINE_HEADERS,
+    SPEND_HEADERS,
+    baseline_row,
+    excerpt,
+    means,
+    pair_row,
+    spend_row,
+    team_row,
+)
 from mixseek.tasksets.report import LEVEL, BenchReport
 
 
@@ -42,6 +51,10 @@ def print_report(console: Console, report: BenchReport) -> None:
         for p in report.pairs:
             pairs.add_row(*map(Text, pair_row(names, p)))
         console.print(pairs)
+    spend = _table("cost and latency", [h.lower() for h in SPEND_HEADERS], range(1, 5))
+    for t in report.teams:
+        spend.add_row(*map(Text, spend_row(t)))
+    console.print(spend)
     if report.baseline_id is not None:
         against = _table(
             f"against bench {report.baseline_id}", [h.lower() for h in BASELINE_HEADERS], range(1, 4)

@@ -93,6 +93,17 @@ class BenchStore:
 
         await self._store._call(work, write=True)
 
+    async def team_costs(self, execution_id: str) -> dict[str, tuple[float | None, float | None]]:
+        """Each team's (model calls' cost, None if a price is unknown; its rounds' seconds) in one run."""
+        query = (
+            "SELECT team_id, (SELECT CASE WHEN count(*) = count(cost) THEN sum(cost) END FROM model_calls m "
+            "WHERE m.execution_id = r.execution_id AND m.team_id = r.team_id) AS cost, "
+            "sum(epoch(ended_at) - epoch(started_at)) AS seconds FROM round_status r "
+            "WHERE execution_id = ? GROUP BY execution_id, team_id"
+        )
+        rows = await self._store._call(lambda conn: _rows.dicts(conn, query, [execution_id]), write=False)
+        return {row["team_id"]: (row["cost"], row["seconds"]) for row in rows}
+
     async def get_runs(self, bench_id: str) -> list[BenchRun]:
         """Every run of the bench recorded so far, by task id then repeat."""
         query = (

@@ -71,6 +71,19 @@ def baseline_row(names: dict[str, str], b: BaselineResult) -> list[str]:
 
 
 BASELINE_HEADERS = ["Team", "Tasks", "Mean score difference", "Paired p"]
+SPEND_HEADERS = ["Team", "Cost (USD)", "Cost per task", "Latency p50 (s)", "Latency p95 (s)", "Frontier"]
+
+
+def spend_row(team: TeamResult) -> list[str]:
+    """A team's cost (– where a price is unknown), run time percentiles, and whether it is on the frontier."""
+    figures = [
+        (team.cost, ".4f"),
+        (team.cost_per_task, ".4f"),
+        (team.latency_p50, ".2f"),
+        (team.latency_p95, ".2f"),
+    ]
+    cells = ["–" if value is None else f"{value:{spec}}" for value, spec in figures]
+    return [team.team_name, *cells, "yes" if team.on_frontier else ""]
 
 
 def means(group: GroupResult, team_ids: list[str]) -> list[str]:
@@ -102,6 +115,9 @@ def render_markdown(report: BenchReport) -> str:
             "Paired p",
         ]
         out += table(headers, [pair_row(names, p) for p in report.pairs])
+    if report.teams:
+        out += ["", "## Cost and latency", ""]
+        out += table(SPEND_HEADERS, [spend_row(t) for t in report.teams])
     if report.baseline_id is not None:
         out += ["", f"## Against bench {cell(report.baseline_id)}", ""]
         rows = [

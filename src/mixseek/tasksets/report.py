@@ -10,7 +10,7 @@ from typing import Any
 
 from mixseek.exit_codes import ExitCode
 from mixseek.stats.judge_bias import Rate, pooled
-from mixseek.stats.resampling import bootstrap_mean_ci
+from mixseek.stats.resampling import bootstrap_mean_ci, percentile
 from mixseek.stats.significance import paired_permutation_test, sign_test
 from mixseek.storage.pairwise_views import JudgeBias
 from mixseek.tasksets.tasks import TaskSet
@@ -40,6 +40,8 @@ class RunOutcome:
     best: Answer | None = None
     degraded: bool = False  # completed, but a judgment failed (`mixseek exec`'s exit code 1)
     judge: tuple[str, JudgeBias] | None = None  # the pairwise judge's model and its bias
+    costs: Mapping[str, float | None] = field(default_factory=dict)  # None: a model's price is unknown
+    seconds: Mapping[str, float] = field(default_factory=dict)  # the team's rounds in this run
 
     @property
     def scored(self) -> bool:
@@ -71,19 +73,25 @@ class TeamResult:
     win_rate: Interval
     score: Interval
     rank: Interval
+    cost: float | None = None  # over every ended run; None when a model's price is unknown
+    cost_per_task: float | None = None  # the mean cost of one run (one task, once)
+    latency_p50: float | None = None  # seconds of the team's rounds in one run
+    latency_p95: float | None = None
+    on_frontier: bool = False
 
     def as_json(self) -> dict[str, Any]:
-        scores = {
-            "win_rate": vars(self.win_rate),
-            "mean_score": vars(self.score),
-            "mean_rank": vars(self.rank),
-        }
         return {
             "team_id": self.team_id,
             "team_name": self.team_name,
             "runs": self.runs,
             "wins": self.wins,
-        } | scores
+            "win_rate": vars(self.win_rate),
+            "mean_score": vars(self.score),
+            "mean_rank": vars(self.rank),
+            "cost": {"total": self.cost, "per_task": self.cost_per_task},
+            "latency_seconds": {"p50": self.latency_p50, "p95": self.latency_p95},
+            "on_frontier": self.on_frontier,
+        }
 
 
 @dataclass(frozen=True)
@@ -233,6 +241,7 @@ class BenchReport:
                 "paired_test": "permutation of per-task mean score differences (exact up to 24 tasks)",
             },
             "teams": [t.as_json() for t in self.teams],
+            "frontier": [t.team_id for t in self.teams if t.on_frontier],
             "pairwise": [p.sign_json() for p in self.pairs],
             "judge_bias": {m: {k: vars(r) for k, r in j.items()} for m, j in self.judges().items()},
             "paired_tests": [p.paired_json() for p in self.pairs],
@@ -350,8 +359,10 @@ def build_report(
                     Interval.of([s[team] for s in shares]),
                     Interval.of([r[team] for r in rows]),
                     Interval.of([r[team] for r in ranks]),
+                    *_spend(team, outcomes),
                 )
             )
+    results = frontier(results)
     results.sort(key=lambda t: (-t.win_rate.mean, -t.score.mean, t.team_id))
     task_groups = [
         _group(task.task_id, task.tags, [o for o in scored if o.task_id == task.task_id], team_ids)
@@ -393,3 +404,28 @@ def compare(current: BenchReport, baseline: BenchReport) -> BenchReport:
         if diffs:
             results.append(BaselineResult(t, len(diffs), Interval.of(diffs), paired_permutation_test(diffs)))
     return replace(current, baseline_id=baseline.bench_id, baseline=results)
+
+
+def _spend(
+    team: str, outcomes: Sequence[RunOutcome]
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """The team's total cost and mean cost per run (None if any is unknown), and p50/p95 of its run times."""
+    costs = [o.costs.get(team) for o in outcomes if team in o.costs]
+    known = [c for c in costs if c is not None]
+    total = sum(known) if costs and len(known) == len(costs) else None
+    times = sorted(o.seconds[team] for o in outcomes if team in o.seconds)
+    p50, p95 = (percentile(times, 0.5), percentile(times, 0.95)) if times else (None, None)
+    return total, (total / len(costs) if total is not None else None), p50, p95
+
+
+def frontier(teams: Sequence[TeamResult]) -> list[TeamResult]:
+    """`teams`, marking those no other team beats on both mean score and cost per task (costs known)."""
+    points = [(t.score.mean, t.cost_per_task) for t in teams if t.cost_per_task is not None]
+
+    def beaten(score: float, cost: float) -> bool:
+        return any(s >= score and c <= cost and (s, c) != (score, cost) for s, c in points)
+
+    return [
+        replace(t, on_frontier=t.cost_per_task is not None and not beaten(t.score.mean, t.cost_per_task))
+        for t in teams
+    ]

@@ -17,7 +17,8 @@ async def collect(
     store: AggregationStore, bench: BenchRecord, tasks: TaskSet
 ) -> tuple[list[RunOutcome], int, dict[str, str]]:
     """The ended runs of `bench` in plan order, how many are missing, and every team's name met."""
-    runs = {(r.task_id, r.repeat_number): r for r in await BenchStore(store).get_runs(bench.bench_id)}
+    benches = BenchStore(store)
+    runs = {(r.task_id, r.repeat_number): r for r in await benches.get_runs(bench.bench_id)}
     outcomes: list[RunOutcome] = []
     names: dict[str, str] = {}
     missing = 0
@@ -31,6 +32,7 @@ async def collect(
         best = BestSubmission.from_board(ranking, await store.get_leader_board(run.execution_id))
         names.update({entry.team_id: entry.team_name for entry in ranking})
         judged = await _pairwise(store, record)
+        usage = await benches.team_costs(run.execution_id)
         outcomes.append(
             RunOutcome(
                 task.task_id,
@@ -41,6 +43,8 @@ async def collect(
                 Answer(best.team_id, best.score, best.content) if best is not None else None,
                 degraded=bool((record.summary or {}).get("degraded_reasons")),
                 judge=(judged.model, judged.bias) if judged is not None and judged.bias is not None else None,
+                costs={team: cost for team, (cost, _) in usage.items()},
+                seconds={team: seconds for team, (_, seconds) in usage.items() if seconds is not None},
             )
         )
     return outcomes, missing, names
