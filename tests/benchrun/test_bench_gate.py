@@ -177,6 +177,21 @@ def test_baseline_of_other_tasks_or_unknown_bench_or_team_is_one_line_exit_2(
         assert result.exit_code == 2, result.output
         assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(line), result.stderr
     assert idle.leader_calls == []
+    # a team added since the baseline ran: nothing to compare it with, refused up front
+    orchestrator = ws / "configs" / "orchestrator.toml"
+    configured = orchestrator.read_text(encoding="utf-8")
+    gamma = '[[orchestrator.teams]]\nconfig = "agents/gamma.toml"\n'
+    orchestrator.write_text(configured.replace(gamma, ""), encoding="utf-8")
+    without_gamma = bench(ws, tasks, "-f", "json")
+    assert without_gamma.exit_code == 0, without_gamma.output
+    orchestrator.write_text(configured, encoding="utf-8")
+    older = json.loads(without_gamma.stdout)["bench_id"]
+    result = bench(ws, tasks, "--baseline", older, "--fail-if-worse", "gamma", world=idle)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: --fail-if-worse: team 'gamma' has no scored run in bench {older}\n",
+    )
+    assert idle.leader_calls == []
     proc = run_bench(ws, six, "--baseline", base, "--fail-if-worse", "alpha")
     assert proc.returncode == 2 and proc.stderr.startswith(f"error: --baseline: bench {base} ran other tasks")
 

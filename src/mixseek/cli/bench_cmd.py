@@ -109,9 +109,8 @@ def bench_command(
     refuse_problems(reference_problems(loaded))
     _check_gate(baseline, fail_if_worse, loaded)
     check_store(ws.db_path)
-    result = _run(
-        tasks_file, tasks, ws, loaded, repeat=repeat, resume=resume, baseline=baseline, verbose=verbose
-    )
+    gate = (baseline, fail_if_worse)
+    result = _run(tasks_file, tasks, ws, loaded, repeat=repeat, resume=resume, gate=gate, verbose=verbose)
     _emit(result, output_format, output, force)
     _conclude(result, ws, fail_if_worse)
 
@@ -134,7 +133,7 @@ def _run(
     *,
     repeat: int | None,
     resume: str | None,
-    baseline: str | None,
+    gate: tuple[str | None, str | None],
     verbose: bool,
 ) -> BenchReport:
     """Open (or resume) the bench, run what it misses, and read its report (stopped: how to resume)."""
@@ -145,7 +144,8 @@ def _run(
     from mixseek.tasksets.runner import open_bench, run_bench
 
     store = AggregationStore(ws.db_path)
-    prior = asyncio.run(_baseline(store, tasks, baseline, loaded.teams)) if baseline else None
+    baseline, gated = gate  # --baseline, --fail-if-worse
+    prior = asyncio.run(_baseline(store, tasks, baseline, loaded.teams, gated)) if baseline else None
     bench = asyncio.run(open_bench(store, tasks, repeats=repeat, resume=resume))
     runs = bench.task_count * bench.repeats
     print_line(
@@ -233,12 +233,16 @@ async def _read(
 
 
 async def _baseline(
-    store: AggregationStore, tasks: TaskSet, bench_id: str, teams: Sequence[TeamEntry]
+    store: AggregationStore, tasks: TaskSet, bench_id: str, teams: Sequence[TeamEntry], gated: str | None
 ) -> BenchReport:
     """The earlier bench `--baseline` names, read before this one runs (refused unless of these tasks)."""
     from mixseek.tasksets.runner import stored_bench
 
-    return await _read(store, await stored_bench(store, tasks, bench_id, "--baseline"), tasks, teams)
+    # only the teams that ran in it: a team added since has nothing to compare with
+    prior = await _read(store, await stored_bench(store, tasks, bench_id, "--baseline"), tasks, [])
+    if gated is not None and gated not in [t.team_id for t in prior.teams]:
+        raise InputError(f"--fail-if-worse: team {gated!r} has no scored run in bench {bench_id}")
+    return prior
 
 
 def _emit(result: BenchReport, output_format: str, output: Path | None, force: bool) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -28,6 +30,15 @@ def _table(title: str, headers: list[str], numeric: range) -> Table:
     return table
 
 
+def _print(
+    console: Console, title: str, headers: list[str], numeric: range, rows: Iterable[list[str]]
+) -> None:
+    table = _table(title, headers, numeric)
+    for row in rows:
+        table.add_row(*map(Text, row))
+    console.print(table)
+
+
 def print_report(console: Console, report: BenchReport) -> None:
     names = report.names
     console.print(
@@ -38,30 +49,17 @@ def print_report(console: Console, report: BenchReport) -> None:
             + f"; intervals: {LEVEL:.0%} bootstrap; sign test and paired permutation test per task"
         )
     )
-    teams = _table("teams", ["team", "win rate", "mean score", "mean rank", "runs"], range(1, 5))
-    for t in report.teams:
-        teams.add_row(*map(Text, team_row(t)))
-    console.print(teams)
+    teams = ["team", "win rate", "mean score", "mean rank", "runs"]
+    _print(console, "teams", teams, range(1, 5), map(team_row, report.teams))
     if report.pairs:
-        pairs = _table(
-            "pairwise",
-            ["team", "opponent", "W-L-T runs", "W-L-T tasks", "sign test p", "mean diff", "paired p"],
-            range(2, 7),
-        )
-        for p in report.pairs:
-            pairs.add_row(*map(Text, pair_row(names, p)))
-        console.print(pairs)
-    spend = _table("cost and latency", [h.lower() for h in SPEND_HEADERS], range(1, 5))
-    for t in report.teams:
-        spend.add_row(*map(Text, spend_row(t)))
-    console.print(spend)
+        headers = ["team", "opponent", "W-L-T runs", "W-L-T tasks", "sign test p", "mean diff", "paired p"]
+        _print(console, "pairwise", headers, range(2, 7), (pair_row(names, p) for p in report.pairs))
+    spend = [h.lower() for h in SPEND_HEADERS]
+    _print(console, "cost and latency", spend, range(1, 5), map(spend_row, report.teams))
     if report.baseline_id is not None:
-        against = _table(
-            f"against bench {report.baseline_id}", [h.lower() for h in BASELINE_HEADERS], range(1, 4)
-        )
-        for b in report.baseline:
-            against.add_row(*map(Text, baseline_row(names, b)))
-        console.print(against)
+        against = (baseline_row(names, b) for b in report.baseline)
+        headers = [h.lower() for h in BASELINE_HEADERS]
+        _print(console, f"against bench {report.baseline_id}", headers, range(1, 4), against)
     team_ids = [t.team_id for t in report.teams]
     columns = [names.get(t, t) for t in team_ids]
     if report.tags:
