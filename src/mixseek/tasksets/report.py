@@ -132,12 +132,7 @@ class BaselineResult:
     p_value: float
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "team_id": self.team_id,
-            "tasks": self.tasks,
-            "difference": vars(self.difference),
-            "p_value": self.p_value,
-        }
+        return vars(self) | {"difference": vars(self.difference)}
 
 
 @dataclass(frozen=True)
