@@ -100,9 +100,8 @@ class _Design:
             p *= weights
             self._information(info, p, design, cells)
             info[:, np.arange(k), np.arange(k)] += prior * anchor * (1.0 - anchor)
-            step = np.linalg.solve(info.transpose(0, 2, 1), gradient[..., None])[
-                ..., 0
-            ]  # symmetric: faster so
+            # symmetric: solved as its transpose, which numpy copies faster (already column-major)
+            step = np.linalg.solve(info.transpose(0, 2, 1), gradient[..., None])[..., 0]
             longest = np.abs(step).max(axis=1, initial=0.0)
             theta += step * np.minimum(1.0, MAX_STEP / np.maximum(longest, MAX_STEP))[:, None]
             if longest.max(initial=0.0) < TOLERANCE:
@@ -125,9 +124,8 @@ class _Design:
     def _by_team(self, cells: _Cells, values: np.ndarray, sign: float) -> np.ndarray:
         """Per sample and team, the sum of `values` over its comparisons (`sign` times it when second)."""
         size = len(values) * self.k
-        total = np.bincount(cells.first, values.ravel(), size) + sign * np.bincount(
-            cells.second, values.ravel(), size
-        )
+        flat = values.ravel()
+        total = np.bincount(cells.first, flat, size) + sign * np.bincount(cells.second, flat, size)
         return total.reshape(len(values), self.k)
 
     def _information(self, info: np.ndarray, d: np.ndarray, design: np.ndarray, cells: _Cells) -> None:
