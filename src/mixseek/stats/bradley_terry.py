@@ -90,9 +90,8 @@ class _Design:
         cells = self._cells(samples, n)
         info = np.zeros((samples, n, n))  # rewritten in place: the cells no pair fills stay 0
         for _ in range(MAX_ITERATIONS):
-            p = np.take(theta, self.first, axis=1) - np.take(
-                theta, self.second, axis=1
-            )  # faster than @ design
+            # each comparison's log-odds; np.take is faster than a product with the design matrix
+            p = np.take(theta, self.first, axis=1) - np.take(theta, self.second, axis=1)
             p = _logistic(p + theta[:, k:] @ self.covariates.T if n > k else p)
             anchor = _logistic(theta[:, :k].copy())
             residual = weights * (self.outcome - p)
