@@ -176,13 +176,8 @@ def fit_strengths(
 ) -> dict[str, float]:
     """Centred log-strengths of `items` from `comparisons` (which may name only these items); with
     `covariates` (a row per comparison: its first's features minus its second's), their effect removed."""
-    if prior <= 0:
-        raise ValueError("prior must be positive")
-    design = _design(items, comparisons, covariates)
-    if not items:
-        return {}
-    theta = design.fit(np.ones((1, len(comparisons))), prior)
-    return dict(zip(items, _centred(theta, design.k)[0].tolist(), strict=True))
+    ranking = bradley_terry(items, comparisons, samples=0, prior=prior, covariates=covariates)
+    return {s.item: s.strength for s in ranking}
 
 
 def resample_counts(seed: int, rows: int, samples: int) -> np.ndarray:
