@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from pairwise_script import ScriptedJudge, pairwise_workspace, prefers
+from pairwise_script import SHOWN_RE, TEAM_RE, ScriptedJudge, pairwise_workspace, prefers
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 from test_pairwise_exec import ranking, run_exec
 from typer.testing import CliRunner
 
@@ -23,16 +25,28 @@ from mixseek.orchestrator.pairwise import Entrant, PairwiseStage
 from mixseek.orchestrator.pairwise_judge import build_pairwise_judge
 from mixseek.storage.aggregation_store import AggregationStore
 from mixseek.storage.pairwise_views import PairwiseView
+from scripting import first_user_text
 
 QUALITY = {"t1": 6, "t2": 5, "t3": 4, "t4": 3, "t5": 2, "t6": 1}  # the true order: t1 best
 LENGTH = {"t1": 100, "t2": 500, "t3": 120, "t4": 600, "t5": 140, "t6": 700}  # t2, t4, t6 pad their answers
 GAP = 3  # a quality gap this large wins; a smaller one loses to the longer answer
 
 
-def length_loving(a: str, b: str) -> str:
-    if abs(QUALITY[a] - QUALITY[b]) >= GAP:
-        return "A" if QUALITY[a] > QUALITY[b] else "B"
-    return "A" if LENGTH[a] > LENGTH[b] else "B"
+def length_loving() -> FunctionModel:
+    """A judge that reads both texts: the better team's wins by a large quality gap, else the longer."""
+
+    def fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        texts = {label: text for label, _, text in SHOWN_RE.findall(first_user_text(messages))}
+        a, b = (match.group(1) for x in "AB" if (match := TEAM_RE.match(texts[x])))
+        if abs(QUALITY[a] - QUALITY[b]) >= GAP:
+            winner = "A" if QUALITY[a] > QUALITY[b] else "B"
+        else:
+            winner = "A" if len(texts["A"]) > len(texts["B"]) else "B"
+        return ModelResponse(
+            parts=[ToolCallPart(info.output_tools[0].name, {"winner": winner, "reasoning": "."})]
+        )
+
+    return FunctionModel(fn, model_name="length-loving")
 
 
 async def run_stage(db: Path, ranking: str) -> PairwiseView:
@@ -40,7 +54,7 @@ async def run_stage(db: Path, ranking: str) -> PairwiseView:
     governor = Governor(Budget(), ModelLimit(8, None))
     store = AggregationStore(db)
     await store.create_execution("exec-length", "task", {})
-    with override_models({"script:pairwise": ScriptedJudge(length_loving).model()}):
+    with override_models({"script:pairwise": length_loving()}):
         stage = PairwiseStage(
             config,
             build_pairwise_judge(config, governor, RetryTiming(0.01, 0.05)),
