@@ -312,5 +312,6 @@ class GovernedModel(WrapperModel):
         return response
 
     def _spent(self, ticket: Ticket, usage: RunUsage, settings: ModelSettings | None) -> None:
-        self.governor.ledger.record(self.site, self.model_string, usage, recorded_settings(settings))
+        # {} for a request without settings: a NULL is a call recorded before settings were
+        self.governor.ledger.record(self.site, self.model_string, usage, recorded_settings(settings) or {})
         ticket.spent = usage

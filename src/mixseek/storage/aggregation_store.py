@@ -123,7 +123,7 @@ def _call_rows(execution_id: str, calls: Sequence[Mapping[str, Any]]) -> list[Ca
             int(c.get("output_tokens", 0)),
             c.get("cost"),
             as_utc(c["created_at"]) if c.get("created_at") else _rows.now(),
-            json.dumps(c["settings"]) if c.get("settings") else None,
+            None if c.get("settings") is None else json.dumps(c["settings"]),
         ]
         for c in calls
     ]
