@@ -84,18 +84,22 @@ def read_pairwise(conn: Conn, record: ExecutionRecord) -> PairwiseView | None:
         "WHERE execution_id = ? ORDER BY rank, team_id"
     )
     ranking = [PairwiseStanding.model_validate(r) for r in rows.dicts(conn, query, [record.execution_id])]
-    bias = _bias(conn, record, str(meta.get("model", "")), ranking, comparisons) if comparisons else None
-    controlled = _controlled(conn, record, ranking, comparisons) if ranking and comparisons else []
-    meta.update(ranking=ranking, comparisons=comparisons, bias=bias, controlled=controlled)
+    if comparisons:  # the submissions, for the judge's bias and the length-controlled ranking
+        query = "SELECT team_id, round_number, submission_content FROM leader_board WHERE execution_id = ?"
+        texts = {(t, r): text or "" for t, r, text in conn.execute(query, [record.execution_id]).fetchall()}
+        meta["bias"] = _bias(record, str(meta.get("model", "")), ranking, comparisons, texts)
+        meta["controlled"] = _controlled(record, ranking, comparisons, texts) if ranking else []
+    meta.update(ranking=ranking, comparisons=comparisons)
     return PairwiseView.model_validate(meta)
 
 
 def _controlled(
-    conn: Conn, record: ExecutionRecord, ranking: list[PairwiseStanding], cs: list[PairwiseComparison]
+    record: ExecutionRecord,
+    ranking: list[PairwiseStanding],
+    cs: list[PairwiseComparison],
+    texts: Mapping[tuple[str, int], str],
 ) -> list[PairwiseStanding]:
     """The length-controlled standings, refitted from the stored comparisons and submissions."""
-    query = "SELECT team_id, round_number, submission_content FROM leader_board WHERE execution_id = ?"
-    texts = {(t, r): text or "" for t, r, text in conn.execute(query, [record.execution_id]).fetchall()}
     settings = record.config.get("pairwise")
     settings = settings if isinstance(settings, Mapping) else {}
     return pairwise_standings(
@@ -108,16 +112,13 @@ def _controlled(
 
 
 def _bias(
-    conn: Conn,
     record: ExecutionRecord,
     model: str,
     ranking: list[PairwiseStanding],
     cs: list[PairwiseComparison],
+    texts: Mapping[tuple[str, int], str],
 ) -> JudgeBias:
     """The judge's bias measured on the stored comparisons, the submissions' lengths and the team snapshot."""
-    query = (
-        "SELECT team_id, round_number, length(submission_content) FROM leader_board WHERE execution_id = ?"
-    )
-    lengths = {(t, r): n for t, r, n in conn.execute(query, [record.execution_id]).fetchall()}
+    lengths = {key: len(text) for key, text in texts.items()}
     teams = record.config.get("teams")
     return judge_bias(cs, ranking, lengths, teams_using(model, teams if isinstance(teams, Mapping) else {}))
