@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
@@ -25,7 +25,7 @@ from mixseek.cli.engine_options import (
 from mixseek.cli.errors import EXIT_FAILURE, cli_errors, refuse_problems, report, warn_problems
 from mixseek.cli.interrupts import EXIT_INTERRUPTED, announce_interrupt, ignore_interrupts, say_on_interrupt
 from mixseek.cli.json_stderr import JsonLines, use_json_stderr
-from mixseek.cli.loading_guard import NOTHING_STARTED, install, lift
+from mixseek.cli.loading_guard import NOTHING_STARTED
 from mixseek.cli.options import OrchestratorOption, OutputFormatOption, PromptFileOption, WorkspaceOption
 from mixseek.cli.otel import OtelContentOption, OtelOption, apply_otel
 from mixseek.cli.prompt_input import given_reference, given_text
@@ -74,17 +74,6 @@ LogFormatOption = Annotated[
 ]
 
 
-@contextlib.contextmanager
-def _loading() -> Iterator[None]:
-    """The loading guard again while the engine loads: a Ctrl-C inside a C extension's import (DuckDB's)
-    would abort the process; nothing is started yet, so it may end at once."""
-    install()
-    try:
-        yield
-    finally:
-        lift()
-
-
 @cli_errors
 def exec_command(
     prompt: PromptArgument = None,
@@ -122,12 +111,11 @@ def exec_command(
         reference = given_reference(reference, reference_file, resume=resume)
         ws = resolve_workspace(workspace)
         # the engine loads only once the arguments are good, not with the module (`--help` imports it)
-        with _loading():
-            from mixseek.config.bundle import load_execution_config
-            from mixseek.orchestrator.engine import plan_engine
-            from mixseek.orchestrator.orchestrator import new_execution_id
-            from mixseek.orchestrator.preflight import reference_problems
-            from mixseek.storage.health import check_store
+        from mixseek.config.bundle import load_execution_config
+        from mixseek.orchestrator.engine import plan_engine
+        from mixseek.orchestrator.orchestrator import new_execution_id
+        from mixseek.orchestrator.preflight import reference_problems
+        from mixseek.storage.health import check_store
 
         loaded = apply_otel(load_execution_config(ws, config), otel, otel_content)  # as `load_workspace` does
         warn_problems(loaded.self_judges())
